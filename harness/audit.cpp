@@ -1,0 +1,77 @@
+#include "audit.h"
+
+#include <algorithm>
+
+#include "reaper/pidfd.h"
+
+namespace reapcheck {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool is_dead_state(char state) {
+  return state == 'Z' || state == 'X';
+}
+
+}  // namespace
+
+ProcessRecord record_of(const reaper::ProcInfo& info, std::string role) {
+  return ProcessRecord{info.pid,        info.ppid, info.pgid, info.sid, std::string(1, info.state),
+                       std::move(role), info.argv};
+}
+
+AuditResult audit(std::vector<Member>& members, const std::set<pid_t>& outside,
+                  Clock::time_point since, std::chrono::milliseconds settle) {
+  const auto deadline = Clock::now() + settle;
+  auto last_death = since;
+  std::vector<Member> unannounced;
+  reaper::ProcTable table;
+
+  for (;;) {
+    for (auto* group : {&members, &unannounced}) {
+      for (Member& m : *group) {
+        if (!m.pidfd) continue;  // already seen dead
+        auto left =
+            std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()),
+                     std::chrono::milliseconds(0));
+        if (reaper::pidfd_wait_exit(m.pidfd.get(), left)) {
+          last_death = std::max(last_death, Clock::now());
+          m.pidfd.reset();
+        }
+      }
+    }
+    // Anything else alive in the sandbox came from the tree too. Look once every member we
+    // know of has died, or at the deadline.
+    table = reaper::ProcTable::read("/proc", reaper::Detail::full);
+    bool found_new = false;
+    for (const auto& p : table.all()) {
+      if (is_dead_state(p.state) || outside.count(p.pid) != 0) continue;
+      bool known = std::any_of(members.begin(), members.end(),
+                               [&](const Member& m) { return m.pid == p.pid; }) ||
+                   std::any_of(unannounced.begin(), unannounced.end(),
+                               [&](const Member& m) { return m.pid == p.pid; });
+      if (known) continue;
+      if (auto fd = reaper::pidfd_open(p.pid)) {
+        unannounced.push_back(Member{p.pid, "unannounced", std::move(*fd)});
+        found_new = true;
+      }
+    }
+    if (!found_new || Clock::now() >= deadline) break;
+  }
+
+  AuditResult result;
+  for (auto* group : {&members, &unannounced}) {
+    for (const Member& m : *group) {
+      if (!m.pidfd) continue;
+      const reaper::ProcInfo* p = table.find(m.pid);
+      if (p == nullptr || is_dead_state(p->state)) continue;
+      result.survivors.push_back(record_of(*p, m.role));
+    }
+  }
+  if (result.survivors.empty()) {
+    result.all_dead_ms = std::chrono::duration<double, std::milli>(last_death - since).count();
+  }
+  return result;
+}
+
+}  // namespace reapcheck

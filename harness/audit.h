@@ -1,0 +1,38 @@
+// The audit: after the reaper reports done, who in the sandbox is still alive?
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "reaper/proc_table.h"
+#include "reaper/unique_fd.h"
+#include "result.h"
+
+namespace reapcheck {
+
+// An announced member, held by pidfd from the moment it announced itself.
+struct Member {
+  pid_t pid = 0;
+  std::string role;
+  reaper::UniqueFd pidfd;
+};
+
+struct AuditResult {
+  std::vector<ProcessRecord> survivors;
+  double all_dead_ms = -1;  // from `since` to the last death; -1 when something survived
+};
+
+// Waits, until `settle` has passed, for every member to die, then scans the sandbox's /proc for
+// any other live process not in `outside` (the runner, the reaper host, bystanders): a process
+// the tree started without announcing it is still part of the tree. Zombies are dead.
+AuditResult audit(std::vector<Member>& members, const std::set<pid_t>& outside,
+                  std::chrono::steady_clock::time_point since, std::chrono::milliseconds settle);
+
+// A /proc entry as the result model records it.
+ProcessRecord record_of(const reaper::ProcInfo& info, std::string role);
+
+}  // namespace reapcheck

@@ -1,0 +1,249 @@
+#include "cli.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "fixture.h"
+#include "interrupt.h"
+#include "matrix.h"
+#include "paths.h"
+#include "reaper/reaper.h"
+#include "reports/file_output.h"
+#include "reports/json_report.h"
+#include "reports/junit_report.h"
+#include "reports/text_matrix.h"
+#include "summary.h"
+
+namespace reapcheck {
+namespace {
+
+// A configuration error: reported on one line, exit status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+std::vector<std::string> builtin_ids() {
+  std::vector<std::string> ids;
+  for (const auto& r : reaper::builtin_reapers()) ids.emplace_back(r.id);
+  return ids;
+}
+
+std::vector<Scenario> select_scenarios(const std::filesystem::path& dir,
+                                       const std::vector<std::string>& wanted) {
+  std::vector<Scenario> all = load_scenarios(dir);
+  if (all.empty()) throw UsageError(dir.string() + ": no scenario files (*.toml)");
+  if (wanted.empty()) return all;
+  std::vector<Scenario> out;
+  for (const auto& id : wanted) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const Scenario& s) { return s.id == id; });
+    if (it == all.end()) {
+      std::vector<std::string> ids;
+      for (const auto& s : all) ids.push_back(s.id);
+      throw UsageError(
+          fmt::format("unknown scenario '{}' (scenarios in {}: {})", id, dir.string(), join(ids)));
+    }
+    out.push_back(*it);
+  }
+  return out;
+}
+
+std::vector<std::string> select_reapers(const std::vector<std::string>& wanted) {
+  if (wanted.empty()) return builtin_ids();
+  for (const auto& id : wanted) {
+    if (reaper::find_reaper(id) == nullptr) {
+      throw UsageError(
+          fmt::format("unknown reaper '{}' (built-in reapers: {})", id, join(builtin_ids())));
+    }
+  }
+  return wanted;
+}
+
+nlohmann::json list_json(const std::vector<Scenario>& scenarios) {
+  nlohmann::json j;
+  j["reapers"] = nlohmann::json::array();
+  for (const auto& r : reaper::builtin_reapers()) {
+    j["reapers"].push_back({{"id", r.id}, {"technique", r.technique}});
+  }
+  j["scenarios"] = nlohmann::json::array();
+  for (const auto& s : scenarios) {
+    nlohmann::json known = nlohmann::json::object();
+    for (const auto& [reaper, e] : s.known) {
+      known[reaper] = {{"verdict", to_string(e.verdict)}, {"reason", e.reason}};
+    }
+    j["scenarios"].push_back({{"id", s.id},
+                              {"description", s.description},
+                              {"tags", s.tags},
+                              {"file", s.file.string()},
+                              {"members", s.member_count()},
+                              {"known", known}});
+  }
+  return j;
+}
+
+void print_list(const std::vector<Scenario>& scenarios) {
+  fmt::print("Reapers:\n");
+  for (const auto& r : reaper::builtin_reapers()) fmt::print("  {:<12} {}\n", r.id, r.technique);
+  fmt::print("\nScenarios:\n");
+  for (const auto& s : scenarios) {
+    fmt::print("  {:<16} {} [{}]\n", s.id, s.description, join(s.tags));
+    for (const auto& [reaper, e] : s.known) {
+      fmt::print("  {:<16}   known: {} → {}: {}\n", "", reaper, to_string(e.verdict), e.reason);
+    }
+  }
+}
+
+bool use_colour() {
+  const char* no_color = std::getenv("NO_COLOR");
+  return ::isatty(STDOUT_FILENO) != 0 && (no_color == nullptr || *no_color == '\0');
+}
+
+struct RunArgs {
+  std::vector<std::string> scenarios;
+  std::vector<std::string> reapers;
+  std::string json_file;
+  std::string junit_file;
+  std::string out_dir;
+  int grace_ms = 300;
+  int settle_ms = 1000;
+  int repeat = 1;
+  int skip_exit_code = 0;
+  bool quiet = false;
+};
+
+void write_reports(const RunResult& run, const RunArgs& args) {
+  if (!args.json_file.empty()) write_json_report(run, args.json_file);
+  if (!args.junit_file.empty()) write_junit_report(run, args.junit_file);
+  if (!args.out_dir.empty()) {
+    const std::filesystem::path dir(args.out_dir);
+    write_json_report(run, dir / "results.json");
+    write_junit_report(run, dir / "junit.xml");
+    write_text_file(dir / "matrix.txt", text_matrix(run, false) + text_deviations(run));
+  }
+}
+
+int do_run(const std::filesystem::path& scenario_dir, const RunArgs& args) {
+  MatrixPlan plan;
+  plan.scenarios = select_scenarios(scenario_dir, args.scenarios);
+  plan.reapers = select_reapers(args.reapers);
+  if (auto missing = missing_interpreters(plan.scenarios); !missing.empty()) {
+    throw UsageError(missing);
+  }
+  plan.repeat = args.repeat;
+  plan.options.grace = std::chrono::milliseconds(args.grace_ms);
+  plan.options.settle = std::chrono::milliseconds(args.settle_ms);
+
+  watch_interrupts();
+  RunResult run;
+  auto progress = [&](const CaseResult& c, int done, int total) {
+    if (args.quiet) return;
+    std::string mark = c.as_expected() ? "ok" : "UNEXPECTED";
+    fmt::print(stderr, "[{}/{}] {} × {}{}: {} ({}) {:.0f} ms\n", done, total, c.scenario, c.reaper,
+               args.repeat > 1 ? fmt::format(" #{}", c.run) : "", to_string(c.verdict), mark,
+               c.case_ms);
+  };
+  try {
+    run_matrix(plan, run, progress);
+  } catch (const Interrupted& e) {
+    fmt::print(stderr,
+               "reapcheck: {}; the case in progress was ended, nothing it started is "
+               "left running; writing the {} finished cases\n",
+               e.what(), run.cases.size());
+    write_reports(run, args);
+    return kExitInterrupted;
+  }
+
+  fmt::print("{}", text_matrix(run, use_colour()));
+  fmt::print("{}", text_deviations(run));
+  write_reports(run, args);
+  const Summary summary = summarise(run);
+  if (!summary.ok()) return kExitDeviation;
+  if (args.skip_exit_code != 0 && summary.skipped() == static_cast<int>(summary.cells.size())) {
+    return args.skip_exit_code;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{
+      "reapcheck: reproduces the ways a process tree escapes its reaper, runs reapers "
+      "against them in sandboxes, and reports what survived and who was wrongly "
+      "signalled.\n\nExit status: 0 every verdict equals its expectation; 1 a verdict "
+      "differs or repeats disagree; 2 usage or configuration error; 130 interrupted."};
+  app.require_subcommand(1);
+  app.fallthrough();
+  std::string scenario_dir = default_scenarios_dir().string();
+  app.add_option("--scenarios", scenario_dir, "Directory of scenario files")->capture_default_str();
+
+  auto* list = app.add_subcommand("list", "List the scenarios and the built-in reapers");
+  bool list_as_json = false;
+  list->add_flag("--json", list_as_json, "Print as JSON (the source of generated docs and tests)");
+
+  RunArgs args;
+  auto* run = app.add_subcommand(
+      "run", "Run scenarios × reapers, each case in its own sandbox, and print the matrix");
+  run->add_option("--scenario", args.scenarios, "Scenario id (repeatable; default: all)");
+  run->add_option("--reaper", args.reapers, "Reaper id (repeatable; default: every built-in)");
+  run->add_option("--json", args.json_file, "Write the results as JSON to FILE");
+  run->add_option("--junit", args.junit_file, "Write JUnit XML to FILE");
+  run->add_option("--out", args.out_dir, "Write results.json, junit.xml and matrix.txt into DIR");
+  run->add_option("--grace", args.grace_ms, "Grace period the reapers give after SIGTERM, in ms")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 600000));
+  run->add_option("--settle", args.settle_ms,
+                  "How long members may take to die after the reaper returns, in ms")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 600000));
+  run->add_option("--repeat", args.repeat,
+                  "Run each case N times and flag any whose verdicts differ")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  run->add_option("--skip-exit-code", args.skip_exit_code,
+                  "Exit with N when every case was skipped (CTest's SKIP_RETURN_CODE)");
+  run->add_flag("-q,--quiet", args.quiet, "No progress lines");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+
+  try {
+    if (*list) {
+      auto scenarios = load_scenarios(scenario_dir);
+      if (list_as_json) {
+        fmt::print("{}\n", list_json(scenarios).dump(2));
+      } else {
+        print_list(scenarios);
+      }
+      return kExitOk;
+    }
+    return do_run(scenario_dir, args);
+  } catch (const ScenarioError& e) {
+    fmt::print(stderr, "reapcheck: {}\n", e.what());
+    return kExitUsage;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "reapcheck: {}\n", e.what());
+    return kExitUsage;
+  } catch (const Interrupted& e) {
+    fmt::print(stderr, "reapcheck: {}\n", e.what());
+    return kExitInterrupted;
+  }
+}
+
+}  // namespace reapcheck

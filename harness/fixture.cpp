@@ -1,0 +1,35 @@
+#include "fixture.h"
+
+#include <fstream>
+
+#include "paths.h"
+#include "reaper/sys_error.h"
+
+namespace reapcheck {
+
+nlohmann::json tree_spec(const TreeNode& node) {
+  nlohmann::json j = {{"role", node.role}, {"setsid", node.setsid}, {"setpgid", node.setpgid},
+                      {"reap", node.reap}, {"ignore", node.ignore}, {"exit_on", node.exit_on}};
+  if (!node.exec.empty()) j["exec"] = node.exec;
+  j["children"] = nlohmann::json::array();
+  for (const auto& c : node.children) j["children"].push_back(tree_spec(c));
+  return j;
+}
+
+std::vector<std::string> prepare_fixture(const Scenario& scenario,
+                                         const std::filesystem::path& case_dir) {
+  const auto spec_path = case_dir / "spec.json";
+  std::ofstream out(spec_path);
+  out << tree_spec(scenario.tree).dump(2) << '\n';
+  out.close();
+  if (!out) reaper::throw_sys("write " + spec_path.string());
+  return {find_in_path("perl"), (fixtures_dir() / "perl" / "tree.pl").string(), spec_path.string()};
+}
+
+std::string missing_interpreters(const std::vector<Scenario>& scenarios) {
+  if (scenarios.empty() || !find_in_path("perl").empty()) return {};
+  return "perl is not installed (needed by scenario '" + scenarios.front().id +
+         "' and every perl-fixture scenario); install Debian's perl package";
+}
+
+}  // namespace reapcheck

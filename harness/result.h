@@ -1,0 +1,57 @@
+// The result model: what every report (JSON, JUnit, terminal) is written from.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "verdict.h"
+
+namespace reapcheck {
+
+// A process as the audit saw it. Pids are those of the case's sandbox PID namespace.
+struct ProcessRecord {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  pid_t pgid = 0;
+  pid_t sid = 0;
+  std::string state;
+  std::string role;  // the role the fixture announced; "unannounced" for processes it did not
+  std::vector<std::string> argv;
+};
+
+struct BystanderHit {
+  pid_t pid = 0;
+  std::string role;
+  std::string signal;
+  pid_t sender_pid = 0;
+};
+
+struct CaseResult {
+  std::string scenario;
+  std::string reaper;
+  int run = 1;  // 1-based index under --repeat
+  Verdict verdict = Verdict::setup_error;
+  Verdict expected = Verdict::pass;
+  std::string expected_reason;         // why the scenario file expects a failure, if it does
+  std::string reason;                  // why the verdict is what it is
+  std::vector<ProcessRecord> members;  // the tree as announced, just before the kill
+  std::vector<ProcessRecord> survivors;
+  std::vector<BystanderHit> bystanders_hit;
+  std::vector<std::string> reaper_steps;  // what the reaper reported doing
+  double kill_ms = 0;                     // kill request until the reaper reported done
+  double all_dead_ms = -1;  // kill request until the last member died; -1 if some never did
+  double case_ms = 0;       // the whole case, sandbox set-up to teardown
+
+  bool as_expected() const { return meets_expectation(verdict, expected); }
+};
+
+struct RunResult {
+  std::vector<CaseResult> cases;
+  double wall_s = 0;
+  int grace_ms = 0;
+  int repeat = 1;
+};
+
+}  // namespace reapcheck

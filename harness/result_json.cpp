@@ -1,0 +1,92 @@
+#include "result_json.h"
+
+#include <stdexcept>
+
+namespace reapcheck {
+namespace {
+
+Verdict verdict_from(const nlohmann::json& j) {
+  auto v = parse_verdict(j.get<std::string>());
+  if (!v) throw std::runtime_error("unknown verdict '" + j.get<std::string>() + "'");
+  return *v;
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const ProcessRecord& p) {
+  j = {{"pid", p.pid},     {"ppid", p.ppid}, {"pgid", p.pgid}, {"sid", p.sid},
+       {"state", p.state}, {"role", p.role}, {"argv", p.argv}};
+}
+
+void from_json(const nlohmann::json& j, ProcessRecord& p) {
+  j.at("pid").get_to(p.pid);
+  j.at("ppid").get_to(p.ppid);
+  j.at("pgid").get_to(p.pgid);
+  j.at("sid").get_to(p.sid);
+  j.at("state").get_to(p.state);
+  j.at("role").get_to(p.role);
+  j.at("argv").get_to(p.argv);
+}
+
+void to_json(nlohmann::json& j, const BystanderHit& b) {
+  j = {{"pid", b.pid}, {"role", b.role}, {"signal", b.signal}, {"sender_pid", b.sender_pid}};
+}
+
+void from_json(const nlohmann::json& j, BystanderHit& b) {
+  j.at("pid").get_to(b.pid);
+  j.at("role").get_to(b.role);
+  j.at("signal").get_to(b.signal);
+  j.at("sender_pid").get_to(b.sender_pid);
+}
+
+void to_json(nlohmann::json& j, const CaseResult& c) {
+  j = {{"scenario", c.scenario},
+       {"reaper", c.reaper},
+       {"run", c.run},
+       {"verdict", to_string(c.verdict)},
+       {"expected", to_string(c.expected)},
+       {"expected_reason", c.expected_reason},
+       {"as_expected", c.as_expected()},
+       {"reason", c.reason},
+       {"members", c.members},
+       {"survivors", c.survivors},
+       {"bystanders_hit", c.bystanders_hit},
+       {"reaper_steps", c.reaper_steps},
+       {"timings_ms", {{"kill", c.kill_ms}, {"all_dead", c.all_dead_ms}, {"case", c.case_ms}}}};
+}
+
+void from_json(const nlohmann::json& j, CaseResult& c) {
+  j.at("scenario").get_to(c.scenario);
+  j.at("reaper").get_to(c.reaper);
+  c.run = j.value("run", 1);
+  c.verdict = verdict_from(j.at("verdict"));
+  c.expected = verdict_from(j.at("expected"));
+  c.expected_reason = j.value("expected_reason", "");
+  j.at("reason").get_to(c.reason);
+  c.members = j.value("members", std::vector<ProcessRecord>{});
+  j.at("survivors").get_to(c.survivors);
+  j.at("bystanders_hit").get_to(c.bystanders_hit);
+  c.reaper_steps = j.value("reaper_steps", std::vector<std::string>{});
+  const auto& t = j.at("timings_ms");
+  t.at("kill").get_to(c.kill_ms);
+  t.at("all_dead").get_to(c.all_dead_ms);
+  c.case_ms = t.value("case", 0.0);
+}
+
+void to_json(nlohmann::json& j, const RunResult& r) {
+  j = {{"format", "reapcheck-results/1"},
+       {"pid_namespace", "pids are those inside each case's sandbox"},
+       {"grace_ms", r.grace_ms},
+       {"repeat", r.repeat},
+       {"wall_s", r.wall_s},
+       {"cases", r.cases}};
+}
+
+void from_json(const nlohmann::json& j, RunResult& r) {
+  j.at("cases").get_to(r.cases);
+  r.grace_ms = j.value("grace_ms", 0);
+  r.repeat = j.value("repeat", 1);
+  r.wall_s = j.value("wall_s", 0.0);
+}
+
+}  // namespace reapcheck

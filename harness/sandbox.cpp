@@ -1,0 +1,198 @@
+#include "sandbox.h"
+
+#include <fcntl.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "interrupt.h"
+#include "reaper/pidfd.h"
+#include "reaper/reaper.h"
+#include "reaper/sys_error.h"
+
+namespace reapcheck {
+namespace {
+
+using reaper::UniqueFd;
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  if (!out) reaper::throw_sys("write " + path);
+}
+
+void bring_loopback_up() {
+  UniqueFd s(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (!s) reaper::throw_sys("socket");
+  ifreq ifr{};
+  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+  if (::ioctl(s.get(), SIOCGIFFLAGS, &ifr) < 0) reaper::throw_sys("SIOCGIFFLAGS lo");
+  ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+  if (::ioctl(s.get(), SIOCSIFFLAGS, &ifr) < 0) reaper::throw_sys("SIOCSIFFLAGS lo");
+}
+
+// PID 1's set-up: private mounts, its own /proc, a session of its own (so the groups and
+// sessions of everything inside are visible inside), loopback up, scratch on tmpfs.
+void enter(const SandboxOptions& options) {
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    reaper::throw_sys("make / private");
+  }
+  if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+    reaper::throw_sys("mount /proc");
+  }
+  if (!options.scratch.empty() &&
+      ::mount("tmpfs", options.scratch.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) {
+    reaper::throw_sys("mount tmpfs on " + options.scratch.string());
+  }
+  if (::setsid() < 0) reaper::throw_sys("setsid");
+  bring_loopback_up();
+}
+
+// Writes `text` whole, ignoring a reader that went away.
+void write_all(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+[[noreturn]] void child_main(const std::function<std::string()>& body,
+                             const SandboxOptions& options, int go_fd, int out_fd) {
+  unblock_interrupts();
+  // Die with the parent. The go byte closes the race where the parent died before this line:
+  // then the read below sees EOF instead of the byte.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  char go = 0;
+  if (::read(go_fd, &go, 1) != 1) ::_exit(1);
+  ::close(go_fd);
+  std::string result;
+  try {
+    enter(options);
+    result = body();
+  } catch (const std::exception& e) {
+    result = std::string("sandbox: ") + e.what();
+    write_all(out_fd, result);
+    ::_exit(3);
+  }
+  write_all(out_fd, result);
+  ::_exit(0);
+}
+
+pid_t clone_namespaces(int flags) {
+  return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0));
+}
+
+}  // namespace
+
+SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
+                              const SandboxOptions& options) {
+  const bool rootless = ::geteuid() != 0;
+  int flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | (rootless ? CLONE_NEWUSER : 0);
+  reaper::Pipe go = reaper::make_pipe();
+  reaper::Pipe out = reaper::make_pipe();
+  const uid_t uid = ::geteuid();
+  const gid_t gid = ::getegid();
+
+  std::fflush(nullptr);  // the child must not flush our buffered output a second time
+  pid_t pid = clone_namespaces(flags);
+  if (pid < 0) {
+    reaper::throw_sys(rootless ? "clone into user, PID, mount and network namespaces"
+                               : "clone into PID, mount and network namespaces");
+  }
+  if (pid == 0) {
+    go.write.reset();
+    out.read.reset();
+    child_main(body, options, go.read.get(), out.write.get());
+  }
+  go.read.reset();
+  out.write.reset();
+  auto pidfd = reaper::pidfd_open(pid);
+  if (!pidfd) reaper::throw_sys("pidfd_open(sandbox)", ESRCH);
+
+  // From here on the child is ours to end: every exit path below kills and reaps it.
+  struct Reap {
+    pid_t pid;
+    int pidfd;
+    ~Reap() {
+      ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);  // fails once it has exited
+      ::waitpid(pid, nullptr, 0);
+    }
+  } reap{pid, pidfd->get()};
+
+  if (rootless) {
+    const std::string proc = "/proc/" + std::to_string(pid);
+    write_file(proc + "/uid_map", "0 " + std::to_string(uid) + " 1\n");
+    write_file(proc + "/setgroups", "deny\n");
+    write_file(proc + "/gid_map", "0 " + std::to_string(gid) + " 1\n");
+  }
+  if (::write(go.write.get(), "g", 1) != 1) reaper::throw_sys("start sandbox");
+
+  SandboxOutcome outcome;
+  const auto deadline = std::chrono::steady_clock::now() + options.deadline;
+  char buf[65536];
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      outcome.status = SandboxOutcome::Status::timed_out;
+      outcome.output =
+          "the sandbox did not finish within " + std::to_string(options.deadline.count()) + " ms";
+      return outcome;
+    }
+    pollfd fds[2] = {{out.read.get(), POLLIN, 0}, {interrupt_fd(), POLLIN, 0}};
+    int rc = ::poll(fds, interrupt_fd() >= 0 ? 2 : 1, static_cast<int>(left.count()));
+    if (rc < 0 && errno != EINTR) reaper::throw_sys("poll(sandbox)");
+    if (rc > 0 && (fds[1].revents & POLLIN)) throw_if_interrupted();
+    if (rc > 0 && (fds[0].revents & (POLLIN | POLLHUP))) {
+      ssize_t n = ::read(out.read.get(), buf, sizeof buf);
+      if (n > 0) {
+        outcome.output.append(buf, static_cast<size_t>(n));
+        continue;
+      }
+      if (n == 0) break;  // every writer is gone: PID 1 has exited
+      if (errno != EINTR) reaper::throw_sys("read(sandbox)");
+    }
+  }
+  siginfo_t info{};
+  ::waitid(P_PIDFD, static_cast<id_t>(pidfd->get()), &info, WEXITED | WNOWAIT);
+  const bool clean = info.si_code == CLD_EXITED && info.si_status == 0;
+  outcome.status = clean ? SandboxOutcome::Status::finished : SandboxOutcome::Status::crashed;
+  if (!clean) {
+    if (outcome.output.empty()) {
+      outcome.output = info.si_code == CLD_EXITED
+                           ? "the sandbox exited with status " + std::to_string(info.si_status)
+                           : "the sandbox was killed by " + reaper::signal_name(info.si_status);
+    }
+  }
+  return outcome;
+}
+
+ScratchDir::ScratchDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/reapcheck-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) reaper::throw_sys("mkdtemp " + pattern);
+  path_ = pattern;
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+}  // namespace reapcheck

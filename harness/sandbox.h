@@ -1,0 +1,44 @@
+// The sandbox: a function run as PID 1 of fresh PID, mount and network namespaces (and a user
+// namespace when not root). Nothing inside can see or signal a host process, and when PID 1
+// returns — or its parent dies — the kernel kills everything left inside.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+namespace reapcheck {
+
+struct SandboxOutcome {
+  enum class Status { finished, timed_out, crashed } status = Status::crashed;
+  std::string output;  // what the body returned (finished), or why not
+};
+
+struct SandboxOptions {
+  std::chrono::milliseconds deadline{60000};
+  // A host directory that becomes a private tmpfs inside; the body's scratch space. It stays
+  // empty on the host and is removed afterwards.
+  std::filesystem::path scratch;
+};
+
+// Runs `body` inside the sandbox and returns its string. `body` runs in a forked child: it
+// must not expect its side effects to reach the caller, except through the returned string.
+// Throws Interrupted (after killing the sandbox) if a watched signal arrives.
+SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
+                              const SandboxOptions& options);
+
+// A fresh scratch directory under $TMPDIR (or /tmp), removed with its contents on destruction.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace reapcheck

@@ -1,0 +1,237 @@
+#include "scenario.h"
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "reaper/reaper.h"
+
+namespace reapcheck {
+namespace {
+
+// Signals a member may ignore or exit on. SIGKILL and SIGSTOP cannot be caught, and SIGCHLD
+// would change how the member reaps, so none of those is accepted.
+const std::set<std::string, std::less<>> kCatchable = {
+    "HUP", "INT", "QUIT", "TERM", "USR1", "USR2", "PIPE", "ALRM", "TSTP", "TTIN", "TTOU", "CONT"};
+
+class Reader {
+ public:
+  explicit Reader(std::filesystem::path file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const toml::source_region& where, const std::string& what) const {
+    throw ScenarioError(
+        fmt::format("{}:{}:{}: {}", file_.string(), where.begin.line, where.begin.column, what));
+  }
+
+  void only_keys(const toml::table& t, std::initializer_list<std::string_view> allowed,
+                 std::string_view where) const {
+    for (const auto& [key, value] : t) {
+      if (std::find(allowed.begin(), allowed.end(), key.str()) != allowed.end()) continue;
+      std::string list;
+      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      fail(key.source(),
+           fmt::format("unknown key '{}' in {} (expected one of: {})", key.str(), where, list));
+    }
+  }
+
+  std::string string_at(const toml::table& t, std::string_view key, bool required) const {
+    const toml::node* n = t.get(key);
+    if (n == nullptr) {
+      if (required) fail(t.source(), fmt::format("missing key '{}' (a string)", key));
+      return {};
+    }
+    if (!n->is_string()) fail(n->source(), fmt::format("'{}' must be a string", key));
+    return std::string(*n->as_string());
+  }
+
+  bool bool_at(const toml::table& t, std::string_view key, bool fallback) const {
+    const toml::node* n = t.get(key);
+    if (n == nullptr) return fallback;
+    if (!n->is_boolean()) fail(n->source(), fmt::format("'{}' must be true or false", key));
+    return n->as_boolean()->get();
+  }
+
+  std::vector<std::string> strings_at(const toml::table& t, std::string_view key) const {
+    std::vector<std::string> out;
+    const toml::node* n = t.get(key);
+    if (n == nullptr) return out;
+    const toml::array* a = n->as_array();
+    if (a == nullptr) fail(n->source(), fmt::format("'{}' must be an array of strings", key));
+    for (const auto& item : *a) {
+      if (!item.is_string()) fail(item.source(), fmt::format("'{}' holds a non-string", key));
+      out.emplace_back(*item.as_string());
+    }
+    return out;
+  }
+
+  std::vector<std::string> signals_at(const toml::table& t, std::string_view key) const {
+    auto names = strings_at(t, key);
+    for (const auto& name : names) {
+      if (kCatchable.count(name) == 0) {
+        std::string list;
+        for (const auto& s : kCatchable) list += (list.empty() ? "" : " ") + s;
+        fail(t.get(key)->source(),
+             fmt::format("'{}' in '{}' is not a signal a member can catch (one of: {})", name, key,
+                         list));
+      }
+    }
+    return names;
+  }
+
+  TreeNode node(const toml::table& t, bool is_root, std::set<std::string>& roles) const {
+    only_keys(t, {"role", "setsid", "setpgid", "reap", "ignore", "exit_on", "exec", "children"},
+              "a tree node");
+    TreeNode n;
+    n.role = string_at(t, "role", true);
+    if (n.role.empty() || n.role.find_first_of(" \t\n") != std::string::npos) {
+      fail(t.get("role")->source(), "'role' must be one word");
+    }
+    if (!roles.insert(n.role).second) {
+      fail(t.get("role")->source(), fmt::format("role '{}' is used twice", n.role));
+    }
+    n.setsid = bool_at(t, "setsid", false);
+    n.setpgid = bool_at(t, "setpgid", false);
+    n.reap = bool_at(t, "reap", true);
+    n.ignore = signals_at(t, "ignore");
+    n.exit_on = signals_at(t, "exit_on");
+    n.exec = strings_at(t, "exec");
+    if (is_root && !n.exec.empty()) {
+      fail(t.get("exec")->source(),
+           "the agent (the tree's root) cannot exec: nobody would "
+           "announce it");
+    }
+    if (!n.exec.empty() && t.contains("children")) {
+      fail(t.get("exec")->source(), "a node that execs cannot have children");
+    }
+    if (const toml::node* c = t.get("children")) {
+      const toml::array* arr = c->as_array();
+      if (arr == nullptr)
+        fail(c->source(), "'children' must be an array of tables ([[...children]])");
+      for (const auto& child : *arr) {
+        if (!child.is_table()) fail(child.source(), "each child must be a table");
+        n.children.push_back(node(*child.as_table(), false, roles));
+      }
+    }
+    return n;
+  }
+
+  Expectation expectation(const toml::table& t, std::string_view reaper) const {
+    only_keys(t, {"verdict", "reason"}, fmt::format("[known.{}]", reaper));
+    Expectation e;
+    std::string text = string_at(t, "verdict", true);
+    auto v = parse_verdict(text);
+    if (!v || *v == Verdict::pass || *v == Verdict::skipped || *v == Verdict::setup_error) {
+      fail(t.get("verdict")->source(),
+           fmt::format("'{}' is not a weakness verdict (one of: leak, bystander-hit, "
+                       "reaper-error, reaper-timeout)",
+                       text));
+    }
+    e.verdict = *v;
+    e.reason = string_at(t, "reason", true);
+    if (e.reason.empty()) fail(t.get("reason")->source(), "a known weakness needs its reason");
+    return e;
+  }
+
+  Scenario scenario(const toml::table& root) const {
+    only_keys(root, {"description", "tags", "tree", "known"}, "the scenario");
+    Scenario s;
+    s.file = file_;
+    s.id = file_.stem().string();
+    s.description = string_at(root, "description", true);
+    s.tags = strings_at(root, "tags");
+    const toml::table* tree = root["tree"].as_table();
+    if (tree == nullptr) fail(root.source(), "missing [tree] table (the agent and its members)");
+    std::set<std::string> roles;
+    s.tree = node(*tree, true, roles);
+    if (const toml::node* k = root.get("known")) {
+      if (!k->is_table()) fail(k->source(), "'known' must be a table of [known.<reaper>]");
+      for (const auto& [reaper_id, value] : *k->as_table()) {
+        if (reaper::find_reaper(reaper_id.str()) == nullptr) {
+          std::string ids;
+          for (const auto& r : reaper::builtin_reapers())
+            ids += (ids.empty() ? "" : ", ") + std::string(r.id);
+          fail(reaper_id.source(),
+               fmt::format("unknown reaper '{}' (built-in reapers: {})", reaper_id.str(), ids));
+        }
+        if (!value.is_table()) fail(value.source(), "a known weakness must be a table");
+        s.known.emplace(std::string(reaper_id.str()),
+                        expectation(*value.as_table(), reaper_id.str()));
+      }
+    }
+    return s;
+  }
+
+ private:
+  std::filesystem::path file_;
+};
+
+int count_members(const TreeNode& n) {
+  int total = 1;
+  for (const auto& c : n.children) total += count_members(c);
+  return total;
+}
+
+bool valid_id(const std::string& id) {
+  return !id.empty() && std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+}  // namespace
+
+Expectation Scenario::expectation_for(std::string_view reaper) const {
+  auto it = known.find(reaper);
+  return it == known.end() ? Expectation{} : it->second;
+}
+
+int Scenario::member_count() const {
+  return count_members(tree);
+}
+
+Scenario parse_scenario(std::string_view text, const std::filesystem::path& file) {
+  if (!valid_id(file.stem().string())) {
+    throw ScenarioError(
+        fmt::format("{}:1:1: the file name must be a scenario id: lower-case "
+                    "letters, digits and '-', ending in .toml",
+                    file.string()));
+  }
+  toml::table root;
+  try {
+    root = toml::parse(text, file.string());
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    throw ScenarioError(
+        fmt::format("{}:{}:{}: {}", file.string(), where.line, where.column, e.description()));
+  }
+  return Reader(file).scenario(root);
+}
+
+Scenario load_scenario(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw ScenarioError(fmt::format("{}: cannot read the scenario file", file.string()));
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_scenario(text.str(), file);
+}
+
+std::vector<Scenario> load_scenarios(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw ScenarioError(fmt::format("{}: not a directory of scenarios", dir.string()));
+  }
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".toml") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<Scenario> out;
+  for (const auto& f : files) out.push_back(load_scenario(f));
+  return out;
+}
+
+}  // namespace reapcheck

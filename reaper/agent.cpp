@@ -1,0 +1,118 @@
+#include "agent.h"
+
+#include <fcntl.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "pidfd.h"
+#include "sys_error.h"
+
+namespace reaper {
+namespace {
+
+// Runs in the forked child; reports a failure through `err_fd` (CLOEXEC, so a successful exec
+// closes it and the parent reads EOF).
+[[noreturn]] void exec_child(const AgentSpec& spec, SpawnStyle style, int pty_slave, int err_fd,
+                             char* const* argv, char* const* envp) {
+  auto fail = [&](int step) {
+    int msg[2] = {step, errno};
+    (void)!::write(err_fd, msg, sizeof msg);
+    ::_exit(127);
+  };
+  // The host may block or ignore signals; the agent must start with defaults like any program.
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
+
+  if (::setsid() < 0) fail(0);
+  if (style == SpawnStyle::session_pty) {
+    if (::ioctl(pty_slave, TIOCSCTTY, 0) < 0) fail(1);
+    for (int fd = 0; fd < 3; ++fd) ::dup2(pty_slave, fd);
+  } else {
+    int null_fd = ::open("/dev/null", O_RDWR);
+    if (null_fd < 0) fail(2);
+    int out = spec.output_fd >= 0 ? spec.output_fd : null_fd;
+    ::dup2(null_fd, 0);
+    ::dup2(out, 1);
+    ::dup2(out, 2);
+  }
+  for (int fd : spec.inherit_fds) {
+    if (::fcntl(fd, F_SETFD, 0) < 0) fail(3);
+  }
+  if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) < 0) fail(4);
+  ::execvpe(argv[0], argv, envp);
+  fail(5);
+}
+
+std::vector<char*> c_strings(const std::vector<std::string>& v) {
+  std::vector<char*> out;
+  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+Agent spawn_agent(const AgentSpec& spec, SpawnStyle style) {
+  if (spec.argv.empty()) throw std::invalid_argument("spawn_agent: empty argv");
+  UniqueFd master, slave;
+  if (style == SpawnStyle::session_pty) {
+    int m, s;
+    if (::openpty(&m, &s, nullptr, nullptr, nullptr) != 0) throw_sys("openpty");
+    master.reset(m);
+    slave.reset(s);
+    ::fcntl(m, F_SETFD, FD_CLOEXEC);
+    ::fcntl(s, F_SETFD, FD_CLOEXEC);
+  }
+  auto argv = c_strings(spec.argv);
+  auto envp = c_strings(spec.env);
+  Pipe err = make_pipe();
+
+  pid_t pid = ::fork();
+  if (pid < 0) throw_sys("fork");
+  if (pid == 0) exec_child(spec, style, slave.get(), err.write.get(), argv.data(), envp.data());
+
+  err.write.reset();
+  slave.reset();
+  auto pidfd = pidfd_open(pid);  // our unreaped child: it cannot be gone yet
+  if (!pidfd) throw_sys("pidfd_open(agent)", ESRCH);
+  int msg[2];
+  ssize_t n;
+  do {
+    n = ::read(err.read.get(), msg, sizeof msg);
+  } while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof msg)) {
+    ::waitpid(pid, nullptr, 0);
+    const std::string steps[] = {"setsid",        "TIOCSCTTY",         "open /dev/null",
+                                 "keep fds open", "chdir " + spec.cwd, "exec"};
+    const std::string& what = steps[msg[0]];
+    throw std::runtime_error("cannot start agent '" + spec.argv[0] + "': " + what + ": " +
+                             std::strerror(msg[1]));
+  }
+  return Agent(pid, std::move(*pidfd), std::move(master));
+}
+
+bool Agent::reap_if_exited() {
+  if (reaped_) return true;
+  siginfo_t info{};
+  if (::waitid(P_PIDFD, static_cast<id_t>(pidfd_.get()), &info, WEXITED | WNOHANG) < 0) {
+    if (errno == ECHILD) return reaped_ = true;
+    throw_sys("waitid(agent)");
+  }
+  return reaped_ = info.si_pid != 0;
+}
+
+bool Agent::reap(int timeout_ms) {
+  if (reaped_) return true;
+  pidfd_wait_exit(pidfd_.get(), std::chrono::milliseconds(timeout_ms));
+  return reap_if_exited();
+}
+
+}  // namespace reaper

@@ -1,0 +1,53 @@
+// An agent: the process a reaper spawned and must later kill, with everything under it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "unique_fd.h"
+
+namespace reaper {
+
+struct AgentSpec {
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH
+  std::string cwd;                // the agent's worktree
+  std::vector<std::string> env;   // the whole environment, KEY=VALUE
+  std::vector<int> inherit_fds;   // kept open across exec at the same numbers
+  int output_fd = -1;             // stdout and stderr when not on a PTY; -1 means /dev/null
+};
+
+// How the agent is started. Both put it in a session of its own, as the seed orchestrator
+// does, so that its pid is also its pgid and sid.
+enum class SpawnStyle {
+  session,      // setsid(); stdio from AgentSpec
+  session_pty,  // the seed: openpty, setsid, the slave as controlling terminal and stdio
+};
+
+class Agent {
+ public:
+  Agent(pid_t pid, UniqueFd pidfd, UniqueFd pty_master)
+      : pid_(pid), pidfd_(std::move(pidfd)), pty_master_(std::move(pty_master)) {}
+
+  pid_t pid() const { return pid_; }
+  int pidfd() const { return pidfd_.get(); }
+
+  // True once the agent has exited. Reaps it on the way, as the seed's runtime reaps its
+  // children as soon as they exit — which frees the pid for reuse.
+  bool reap_if_exited();
+
+  // Waits (bounded) for the agent to exit and reaps it.
+  bool reap(int timeout_ms);
+
+ private:
+  pid_t pid_;
+  UniqueFd pidfd_;
+  UniqueFd pty_master_;  // held open: closing it would hang the agent up
+  bool reaped_ = false;
+};
+
+// Forks and execs the agent. Throws std::runtime_error naming the program when exec fails.
+Agent spawn_agent(const AgentSpec& spec, SpawnStyle style);
+
+}  // namespace reaper

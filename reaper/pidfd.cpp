@@ -1,0 +1,52 @@
+#include "pidfd.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+
+#include "sys_error.h"
+
+namespace reaper {
+
+Pipe make_pipe(bool cloexec) {
+  int fds[2];
+  if (::pipe2(fds, cloexec ? O_CLOEXEC : 0) != 0) throw_sys("pipe2");
+  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+std::optional<UniqueFd> pidfd_open(pid_t pid) {
+  int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd >= 0) return UniqueFd(fd);
+  if (errno == ESRCH) return std::nullopt;
+  throw_sys("pidfd_open(" + std::to_string(pid) + ")");
+}
+
+bool pidfd_signal(int pidfd, int sig) {
+  if (::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0) == 0) return true;
+  if (errno == ESRCH) return false;
+  throw_sys("pidfd_send_signal(" + std::to_string(sig) + ")");
+}
+
+bool pidfd_wait_exit(int pidfd, std::chrono::milliseconds timeout) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout;
+  pollfd p{pidfd, POLLIN, 0};
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    int rc = ::poll(&p, 1, static_cast<int>(std::max<long>(left.count(), 0)));
+    if (rc > 0) return true;
+    if (rc == 0) return false;
+    if (errno != EINTR) throw_sys("poll(pidfd)");
+  }
+}
+
+bool pidfd_exited(int pidfd) {
+  return pidfd_wait_exit(pidfd, std::chrono::milliseconds(0));
+}
+
+}  // namespace reaper

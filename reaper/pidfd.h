@@ -1,0 +1,25 @@
+// pidfds: a handle on one process that stays valid when its pid is recycled.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+
+#include "unique_fd.h"
+
+namespace reaper {
+
+// Opens a pidfd for `pid`; empty when the process is already gone.
+std::optional<UniqueFd> pidfd_open(pid_t pid);
+
+// Sends `sig` through the pidfd. Returns false when the process has already exited.
+bool pidfd_signal(int pidfd, int sig);
+
+// True once the process has exited (for a non-child: become a zombie or been reaped).
+bool pidfd_exited(int pidfd);
+
+// Waits until the process exits or `timeout` passes; returns whether it exited.
+bool pidfd_wait_exit(int pidfd, std::chrono::milliseconds timeout);
+
+}  // namespace reaper

@@ -1,0 +1,25 @@
+#include "json_report.h"
+
+#include <fstream>
+#include <stdexcept>
+
+#include "file_output.h"
+#include "harness/result_json.h"
+
+namespace reapcheck {
+
+void write_json_report(const RunResult& run, const std::filesystem::path& file) {
+  write_text_file(file, nlohmann::json(run).dump(2) + "\n");
+}
+
+RunResult read_json_report(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(file.string() + ": cannot read");
+  try {
+    return nlohmann::json::parse(in).get<RunResult>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(file.string() + ": not a reapcheck results file: " + e.what());
+  }
+}
+
+}  // namespace reapcheck

@@ -1,0 +1,35 @@
+#include "process_forest.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace reapcheck {
+namespace {
+
+void draw(const std::vector<ProcessRecord>& all, const ProcessRecord& p, int depth,
+          const std::string& indent, std::string& out) {
+  std::string argv;
+  for (const auto& a : p.argv) argv += (argv.empty() ? "" : " ") + a;
+  out += fmt::format("{}{}{:<6} pgid {:<6} sid {:<6} {} {:<12} {}\n", indent,
+                     std::string(static_cast<size_t>(depth) * 2, ' '), p.pid, p.pgid, p.sid,
+                     p.state, p.role, argv);
+  for (const auto& c : all) {
+    if (c.ppid == p.pid && c.pid != p.pid) draw(all, c, depth + 1, indent, out);
+  }
+}
+
+}  // namespace
+
+std::string process_forest(const std::vector<ProcessRecord>& processes, const std::string& indent) {
+  std::set<pid_t> pids;
+  for (const auto& p : processes) pids.insert(p.pid);
+  std::string out;
+  for (const auto& p : processes) {
+    if (pids.count(p.ppid) == 0) draw(processes, p, 0, indent, out);  // a root of the forest
+  }
+  return out;
+}
+
+}  // namespace reapcheck

@@ -1,0 +1,15 @@
+// A list of processes drawn as a forest (children indented under their parents), the way the
+// survivors of a case are shown in every human-readable report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/result.h"
+
+namespace reapcheck {
+
+std::string process_forest(const std::vector<ProcessRecord>& processes,
+                           const std::string& indent = "  ");
+
+}  // namespace reapcheck
