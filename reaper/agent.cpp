@@ -49,6 +49,7 @@ namespace {
   if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) < 0) fail(4);
   ::execvpe(argv[0], argv, envp);
   fail(5);
+  ::_exit(127);  // not reached: fail() exits
 }
 
 std::vector<char*> c_strings(const std::vector<std::string>& v) {

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what reapcheck needs on Debian 12 and configures the build. Idempotent: packages that
+# are already installed are not touched, and apt is not asked anything then.
+set -euo pipefail
+
+packages=(
+  cmake g++ make perl procps iproute2 util-linux
+  libboost1.81-dev libboost-filesystem1.81-dev libfmt-dev libgtest-dev libgmock-dev
+  libbenchmark-dev libseccomp-dev libtomlplusplus-dev nlohmann-json3-dev libpugixml-dev
+  libcli11-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing Debian packages: ${missing[*]}" >&2
+    echo "setup: run as root (or install them with apt-get) and try again" >&2
+    exit 2
+  fi
+  echo "setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+cd "$(dirname "$0")/.."
+cmake --preset default >/dev/null
+cmake --build --preset default >&2

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# End-to-end checks of the reapcheck CLI as a user runs it: exit statuses, error messages,
+# the harness's sensitivity to a known-bad reaper that passes, the JSON contract, and an
+# interrupted run leaving nothing behind.
+#   cli_test.sh BUILD_BIN_DIR SOURCE_DIR
+set -uo pipefail
+bin=$1/reapcheck
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+check() {  # check NAME CONDITION-EXIT-STATUS
+  if [ "$2" -eq 0 ]; then
+    passes=$((passes + 1))
+  else
+    failures=$((failures + 1))
+    echo "FAIL: $1" >&2
+    [ -f "$work/out" ] && sed 's/^/  out: /' "$work/out" >&2
+    [ -f "$work/err" ] && sed 's/^/  err: /' "$work/err" >&2
+  fi
+}
+
+run() {  # run EXPECTED-STATUS ARGS...; stdout in $work/out, stderr in $work/err
+  local want=$1
+  shift
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  [ "$got" -eq "$want" ] || echo "exit status $got, wanted $want" >>"$work/err"
+  return $((got != want))
+}
+
+# Bad input: exit 2 and a message that names what was wrong and what is valid.
+run 2 "$bin" run --reaper nope
+check "unknown reaper exits 2" $?
+grep -q "unknown reaper 'nope' (built-in reapers: pgroup, ps-walk, proc-pidfd" "$work/err"
+check "unknown reaper lists the valid ones" $?
+
+run 2 "$bin" run --scenario nope
+check "unknown scenario exits 2" $?
+grep -q "unknown scenario 'nope' (scenarios in .*setsid-escape" "$work/err"
+check "unknown scenario lists the valid ones" $?
+
+mkdir -p "$work/bad"
+printf 'description = "x"\n[tree]\nrole = "agent"\nsetsd = true\n' >"$work/bad/typo.toml"
+run 2 "$bin" --scenarios "$work/bad" list
+check "malformed scenario exits 2" $?
+grep -q "typo.toml:4:1: unknown key 'setsd'" "$work/err"
+check "malformed scenario names file:line:col" $?
+
+run 2 env PATH=/nonexistent "$bin" run --scenario plain-child
+check "missing perl exits 2" $?
+grep -q "perl is not installed" "$work/err"
+check "missing perl is named" $?
+
+run 2 "$bin" run --grace -5
+check "out-of-range option exits 2" $?
+
+run 0 "$bin" --help
+check "--help exits 0" $?
+grep -q "Exit status" "$work/out"
+check "--help explains exit statuses" $?
+
+# Sensitivity: a scenario that declares no weakness for pgroup, where pgroup leaks, must fail
+# the run; and a declared weakness that does not happen must fail it too.
+mkdir -p "$work/sens"
+sed '/^\[known.pgroup\]/,$d' "$src/scenarios/setsid-escape.toml" >"$work/sens/setsid-escape.toml"
+run 1 "$bin" --scenarios "$work/sens" run --reaper pgroup
+check "an undeclared leak fails the run" $?
+grep -q "LEAK, expected pass" "$work/out"
+check "the matrix marks the surprise" $?
+grep -q "escaped (pid" "$work/out"
+check "the deviation names the survivor" $?
+
+rm "$work/sens"/*
+cp "$src/scenarios/plain-child.toml" "$work/sens/"
+printf '\n[known.pgroup]\nverdict = "leak"\nreason = "claimed"\n' >>"$work/sens/plain-child.toml"
+run 1 "$bin" --scenarios "$work/sens" run --reaper pgroup
+check "a known-bad reaper that passes fails the run" $?
+grep -q "PASS, expected leak" "$work/out"
+check "the matrix marks the lost sensitivity" $?
+
+# The acceptance run and its JSON contract, read with perl's core JSON::PP.
+run 0 "$bin" run --scenario setsid-escape --reaper pgroup --reaper ps-walk --reaper proc-pidfd \
+  --json "$work/r.json" --junit "$work/j.xml"
+check "setsid-escape acceptance run exits 0" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  my %c = map { $_->{reaper} => $_ } @{ $r->{cases} };
+  my $p = $c{pgroup};
+  die "pgroup: $p->{verdict}/$p->{expected}\n" unless $p->{verdict} eq "leak" && $p->{expected} eq "leak";
+  my ($s) = @{ $p->{survivors} };
+  my ($agent) = grep { $_->{role} eq "agent" } @{ $p->{members} };
+  die "survivor is not the escaped perl\n" unless $s->{role} eq "escaped" && "@{$s->{argv}}" =~ /perl/;
+  die "escaped shares the agent pgid\n" if $s->{pgid} == $agent->{pgid};
+  for my $k (qw(pid ppid pgid sid state role argv)) { die "survivor lacks $k\n" unless exists $s->{$k} }
+  die "ps-walk: $c{q(ps-walk)}{verdict}\n" unless $c{"ps-walk"}{verdict} eq "pass";
+  die "proc-pidfd: $c{q(proc-pidfd)}{verdict}\n" unless $c{"proc-pidfd"}{verdict} eq "pass";
+  for my $k (qw(kill all_dead)) { die "timings lack $k\n" unless exists $p->{timings_ms}{$k} }
+  die "bystanders_hit missing\n" unless ref $p->{bystanders_hit} eq "ARRAY";
+' "$work/r.json" 2>"$work/err"
+check "the JSON shows the pgroup leak with the escaped survivor" $?
+grep -q '<testsuite name="pgroup"' "$work/j.xml"
+check "JUnit has a suite per reaper" $?
+
+# Ctrl-C mid-case: exit 130, the finished cases written, nothing left running, no scratch left.
+mkdir -p "$work/tmp"
+mkfifo "$work/progress"
+TMPDIR="$work/tmp" "$bin" run --scenario plain-child --scenario setsid-escape --reaper pgroup \
+  --settle 60000 --json "$work/partial.json" 2>"$work/progress" >/dev/null &
+reapcheck_pid=$!
+exec 3<"$work/progress"
+read -r first <&3  # "[1/2] ..." : the second case, which waits 60 s to settle, has begun
+kill -INT "$reapcheck_pid"
+wait "$reapcheck_pid"
+status=$?
+exec 3<&-
+[ "$status" -eq 130 ]
+check "an interrupted run exits 130 (after: $first; got $status)" $?
+perl -MJSON::PP -e 'my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  die "cases: " . @{$r->{cases}} . "\n" unless @{ $r->{cases} } == 1' "$work/partial.json"
+check "the interrupted run wrote its finished case" $?
+# "tm[p]" keeps this grep from matching its own command line.
+left=$(grep -l -s "$work/tm[p]" /proc/[0-9]*/cmdline || true)
+[ -z "$left" ]
+check "nothing from the interrupted run is left running ($left)" $?
+[ -z "$(ls -A "$work/tmp")" ]
+check "the interrupted run removed its scratch directory" $?
+
+echo "cli: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]

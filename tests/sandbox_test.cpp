@@ -1,0 +1,151 @@
+// The sandbox's promises, each proved with real processes. ctest runs this binary inside
+// `unshare --pid --fork --mount-proc`, so even a broken sandbox cannot reach the host.
+#include "harness/sandbox.h"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "reaper/pidfd.h"
+#include "reaper/proc_table.h"
+
+namespace reapcheck {
+namespace {
+
+using namespace std::chrono_literals;
+
+SandboxOptions options(std::chrono::milliseconds deadline = 10s) {
+  SandboxOptions o;
+  o.deadline = deadline;
+  return o;
+}
+
+// Starts a process that leaves the body's session and group and holds `fd` open until killed:
+// the kind of escapee a sandbox must still end.
+void start_daemon_holding(int fd, int ready_fd = -1) {
+  pid_t p = ::fork();
+  if (p == 0) {
+    ::setsid();
+    if (::fork() != 0) ::_exit(0);  // double fork: re-parented to the sandbox's PID 1
+    if (ready_fd >= 0) (void)!::write(ready_fd, "r", 1);
+    for (;;) ::pause();
+    (void)fd;
+  }
+  ::waitpid(p, nullptr, 0);
+}
+
+// True when every holder of `fd`'s write end is gone within `timeout`.
+bool reads_eof(int fd, std::chrono::milliseconds timeout) {
+  pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, static_cast<int>(timeout.count())) != 1) return false;
+  char c;
+  return ::read(fd, &c, 1) == 0;
+}
+
+TEST(Sandbox, BodyRunsAsPidOneWithItsOwnProc) {
+  auto out = run_in_sandbox(
+      [] {
+        auto table = reaper::ProcTable::read();
+        return std::to_string(::getpid()) + " " + std::to_string(table.all().size()) + " " +
+               std::to_string(::getsid(0));
+      },
+      options());
+  ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
+  EXPECT_EQ(out.output, "1 1 1");
+}
+
+TEST(Sandbox, InsideCannotSignalACanaryOutside) {
+  pid_t canary = ::fork();
+  if (canary == 0) {
+    for (;;) ::pause();
+  }
+  auto canary_fd = reaper::pidfd_open(canary);
+  ASSERT_TRUE(canary_fd);
+  auto out = run_in_sandbox(
+      [canary] {
+        int direct = ::kill(canary, SIGKILL) == 0 ? 0 : errno;
+        int group = ::kill(-canary, SIGKILL) == 0 ? 0 : errno;
+        ::kill(-1, SIGKILL);  // everything this process may signal: only the sandbox
+        return std::to_string(direct) + " " + std::to_string(group);
+      },
+      options());
+  ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
+  EXPECT_EQ(out.output, std::to_string(ESRCH) + " " + std::to_string(ESRCH));
+  EXPECT_FALSE(reaper::pidfd_exited(canary_fd->get())) << "the canary was killed from inside";
+  reaper::pidfd_signal(canary_fd->get(), SIGKILL);
+  ::waitpid(canary, nullptr, 0);
+}
+
+TEST(Sandbox, NothingSurvivesABodyThatLeavesAnEscapedDaemon) {
+  reaper::Pipe held = reaper::make_pipe();
+  auto out = run_in_sandbox(
+      [&] {
+        start_daemon_holding(held.write.get());
+        return std::string("left a daemon");
+      },
+      options());
+  ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
+  held.write.reset();
+  EXPECT_TRUE(reads_eof(held.read.get(), 10s)) << "the daemon outlived its sandbox";
+}
+
+TEST(Sandbox, AHungBodyIsEndedAtTheDeadline) {
+  reaper::Pipe held = reaper::make_pipe();
+  auto out = run_in_sandbox(
+      [&] {
+        start_daemon_holding(held.write.get());
+        for (;;) ::pause();
+        return std::string();
+      },
+      options(300ms));
+  EXPECT_EQ(out.status, SandboxOutcome::Status::timed_out);
+  held.write.reset();
+  EXPECT_TRUE(reads_eof(held.read.get(), 10s));
+}
+
+TEST(Sandbox, EverythingInsideDiesWithTheParent) {
+  reaper::Pipe held = reaper::make_pipe();
+  reaper::Pipe ready = reaper::make_pipe();
+  pid_t parent = ::fork();
+  if (parent == 0) {
+    run_in_sandbox(
+        [&] {
+          start_daemon_holding(held.write.get(), ready.write.get());
+          for (;;) ::pause();
+          return std::string();
+        },
+        options(60s));
+    ::_exit(0);
+  }
+  held.write.reset();
+  ready.write.reset();
+  char c;
+  ASSERT_EQ(::read(ready.read.get(), &c, 1), 1);  // the daemon is up inside
+  ::kill(parent, SIGKILL);                        // as a CTest timeout would
+  ::waitpid(parent, nullptr, 0);
+  EXPECT_TRUE(reads_eof(held.read.get(), 10s)) << "the sandbox outlived its parent";
+}
+
+TEST(Sandbox, AThrowingBodyIsReportedAsCrashed) {
+  auto out = run_in_sandbox([]() -> std::string { throw std::runtime_error("boom"); }, options());
+  EXPECT_EQ(out.status, SandboxOutcome::Status::crashed);
+  EXPECT_NE(out.output.find("boom"), std::string::npos);
+}
+
+TEST(ScratchDir, IsRemovedWithItsContents) {
+  std::filesystem::path p;
+  {
+    ScratchDir d;
+    p = d.path();
+    std::filesystem::create_directories(p / "a" / "b");
+    EXPECT_TRUE(std::filesystem::is_directory(p));
+  }
+  EXPECT_FALSE(std::filesystem::exists(p));
+}
+
+}  // namespace
+}  // namespace reapcheck

@@ -1,0 +1,119 @@
+#include "harness/scenario.h"
+
+#include <gtest/gtest.h>
+
+#include "harness/fixture.h"
+
+namespace reapcheck {
+namespace {
+
+std::string error_of(const std::string& text, const std::string& file = "scenarios/x.toml") {
+  try {
+    parse_scenario(text, file);
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+constexpr const char* kValid = R"(description = "d"
+tags = ["escape"]
+
+[tree]
+role = "agent"
+ignore = ["TERM"]
+
+[[tree.children]]
+role = "escaped"
+setsid = true
+
+[[tree.children.children]]
+role = "sleeper"
+exec = ["sleep", "infinity"]
+
+[known.pgroup]
+verdict = "leak"
+reason = "killpg misses other sessions"
+)";
+
+TEST(Scenario, ParsesTreeTagsAndKnownWeaknesses) {
+  Scenario s = parse_scenario(kValid, "scenarios/setsid-thing.toml");
+  EXPECT_EQ(s.id, "setsid-thing");
+  EXPECT_EQ(s.tags, std::vector<std::string>{"escape"});
+  EXPECT_EQ(s.tree.role, "agent");
+  EXPECT_EQ(s.tree.ignore, std::vector<std::string>{"TERM"});
+  ASSERT_EQ(s.tree.children.size(), 1u);
+  EXPECT_TRUE(s.tree.children[0].setsid);
+  EXPECT_EQ(s.tree.children[0].children[0].exec, (std::vector<std::string>{"sleep", "infinity"}));
+  EXPECT_EQ(s.member_count(), 3);
+  EXPECT_EQ(s.expectation_for("pgroup").verdict, Verdict::leak);
+  EXPECT_EQ(s.expectation_for("pgroup").reason, "killpg misses other sessions");
+  EXPECT_EQ(s.expectation_for("proc-pidfd").verdict, Verdict::pass);
+}
+
+TEST(Scenario, SyntaxErrorNamesFileLineAndColumn) {
+  std::string e = error_of("description = \"d\"\n[tree\nrole = \"agent\"\n");
+  EXPECT_EQ(e.rfind("scenarios/x.toml:2:", 0), 0u) << e;
+}
+
+TEST(Scenario, UnknownKeyNamesItsPositionAndTheValidKeys) {
+  std::string e = error_of("description = \"d\"\n[tree]\nrole = \"agent\"\nsetsd = true\n");
+  EXPECT_EQ(e.rfind("scenarios/x.toml:4:1: unknown key 'setsd' in a tree node", 0), 0u) << e;
+  EXPECT_NE(e.find("setsid"), std::string::npos);
+}
+
+TEST(Scenario, RejectsWhatAFixtureCouldNotBuild) {
+  const std::string head = "description = \"d\"\n[tree]\nrole = \"agent\"\n";
+  EXPECT_NE(error_of(head + "ignore = [\"KILL\"]\n").find("not a signal a member can catch"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "exec = [\"sleep\"]\n").find("cannot exec"), std::string::npos);
+  EXPECT_NE(error_of(head + "[[tree.children]]\nrole = \"agent\"\n").find("used twice"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "[[tree.children]]\nsetsid = true\n").find("missing key 'role'"),
+            std::string::npos);
+  EXPECT_NE(error_of("description = \"d\"\n").find("missing [tree]"), std::string::npos);
+  EXPECT_NE(error_of("[tree]\nrole = \"a\"\n").find("missing key 'description'"),
+            std::string::npos);
+}
+
+TEST(Scenario, KnownWeaknessMustNameARealReaperAndVerdictWithReason) {
+  const std::string head = "description = \"d\"\n[tree]\nrole = \"agent\"\n";
+  std::string e = error_of(head + "[known.pgrup]\nverdict = \"leak\"\nreason = \"r\"\n");
+  EXPECT_EQ(e.rfind("scenarios/x.toml:4:8: unknown reaper 'pgrup'", 0), 0u) << e;
+  EXPECT_NE(e.find("ps-walk"), std::string::npos);
+  EXPECT_NE(error_of(head + "[known.pgroup]\nverdict = \"pass\"\nreason = \"r\"\n")
+                .find("not a weakness verdict"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "[known.pgroup]\nverdict = \"leak\"\n").find("missing key 'reason'"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "[known.pgroup]\nverdict = \"leak\"\nreason = \"\"\n")
+                .find("needs its reason"),
+            std::string::npos);
+}
+
+TEST(Scenario, FileNameMustBeAnId) {
+  EXPECT_NE(error_of(kValid, "scenarios/Bad Name.toml").find("must be a scenario id"),
+            std::string::npos);
+}
+
+TEST(Scenario, EveryShippedScenarioLoads) {
+  auto all = load_scenarios(std::filesystem::path(REAPCHECK_SOURCE_DIR) / "scenarios");
+  EXPECT_GE(all.size(), 4u);
+  for (const auto& s : all) {
+    EXPECT_FALSE(s.description.empty()) << s.id;
+    for (const auto& [reaper, e] : s.known) EXPECT_FALSE(e.reason.empty()) << s.id << " " << reaper;
+  }
+}
+
+TEST(FixtureSpec, MirrorsTheTree) {
+  Scenario s = parse_scenario(kValid, "scenarios/y.toml");
+  auto j = tree_spec(s.tree);
+  EXPECT_EQ(j["role"], "agent");
+  EXPECT_EQ(j["ignore"][0], "TERM");
+  EXPECT_EQ(j["children"][0]["setsid"], true);
+  EXPECT_EQ(j["children"][0]["children"][0]["exec"][1], "infinity");
+  EXPECT_FALSE(j.contains("exec"));
+}
+
+}  // namespace
+}  // namespace reapcheck
