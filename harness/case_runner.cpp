@@ -11,6 +11,7 @@
 
 #include "audit.h"
 #include "fixture.h"
+#include "interrupt.h"
 #include "line_reader.h"
 #include "readiness.h"
 #include "reaper/pidfd.h"
@@ -180,6 +181,31 @@ class Inside {
   std::filesystem::path scratch_;
 };
 
+CaseResult run_sandboxed(const Scenario& scenario, const reaper::ReaperInfo& reaper,
+                         const CaseOptions& options) {
+  ScratchDir scratch;
+  SandboxOptions sandbox{options.ready + options.grace + options.reaper_deadline + options.settle +
+                             std::chrono::milliseconds(5000),
+                         scratch.path()};
+  SandboxOutcome outcome = run_in_sandbox(
+      [&] {
+        return nlohmann::json(Inside(scenario, reaper, options, scratch.path()).run()).dump();
+      },
+      sandbox);
+  CaseResult result;
+  switch (outcome.status) {
+    case SandboxOutcome::Status::finished:
+      return nlohmann::json::parse(outcome.output).get<CaseResult>();
+    case SandboxOutcome::Status::unavailable:
+      result.verdict = Verdict::skipped;
+      break;
+    default:
+      result.verdict = Verdict::setup_error;
+  }
+  result.reason = outcome.output;
+  return result;
+}
+
 }  // namespace
 
 CaseResult run_case(const Scenario& scenario, std::string_view reaper_id,
@@ -192,20 +218,13 @@ CaseResult run_case(const Scenario& scenario, std::string_view reaper_id,
     result.verdict = Verdict::setup_error;
     result.reason = "unknown reaper '" + std::string(reaper_id) + "'";
   } else {
-    ScratchDir scratch;
-    SandboxOptions sandbox{options.ready + options.grace + options.reaper_deadline +
-                               options.settle + std::chrono::milliseconds(5000),
-                           scratch.path()};
-    SandboxOutcome outcome = run_in_sandbox(
-        [&] {
-          return nlohmann::json(Inside(scenario, *reaper, options, scratch.path()).run()).dump();
-        },
-        sandbox);
-    if (outcome.status == SandboxOutcome::Status::finished) {
-      result = nlohmann::json::parse(outcome.output).get<CaseResult>();
-    } else {
+    try {
+      result = run_sandboxed(scenario, *reaper, options);
+    } catch (const Interrupted&) {
+      throw;
+    } catch (const std::exception& e) {
       result.verdict = Verdict::setup_error;
-      result.reason = outcome.output;
+      result.reason = std::string("the harness failed: ") + e.what();
     }
   }
   result.scenario = scenario.id;

@@ -111,8 +111,13 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
   std::fflush(nullptr);  // the child must not flush our buffered output a second time
   pid_t pid = clone_namespaces(flags);
   if (pid < 0) {
-    reaper::throw_sys(rootless ? "clone into user, PID, mount and network namespaces"
-                               : "clone into PID, mount and network namespaces");
+    const int err = errno;
+    if (err == EPERM || err == EINVAL || err == ENOSPC || err == EUSERS) {
+      return {SandboxOutcome::Status::unavailable,
+              std::string("this machine cannot create the sandbox's namespaces (") +
+                  (rootless ? "user, " : "") + "PID, mount, network): " + std::strerror(err)};
+    }
+    reaper::throw_sys("clone the sandbox", err);
   }
   if (pid == 0) {
     go.write.reset();

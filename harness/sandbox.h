@@ -11,7 +11,8 @@
 namespace reapcheck {
 
 struct SandboxOutcome {
-  enum class Status { finished, timed_out, crashed } status = Status::crashed;
+  // unavailable: this machine refused the namespaces (no privilege, user namespaces disabled).
+  enum class Status { finished, timed_out, crashed, unavailable } status = Status::crashed;
   std::string output;  // what the body returned (finished), or why not
 };
 

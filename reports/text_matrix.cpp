@@ -88,7 +88,16 @@ std::string text_deviations(const RunResult& run) {
       }
     }
   }
-  return out.empty() ? out : "Deviations:" + out;
+  std::string skipped;
+  for (const Cell& cell : s.cells) {
+    if (cell.consistent() && cell.verdict() == Verdict::skipped) {
+      skipped +=
+          fmt::format("  {} × {}: {}\n", cell.scenario, cell.reaper, cell.runs.front()->reason);
+    }
+  }
+  if (!out.empty()) out = "Deviations:" + out;
+  if (!skipped.empty()) out += "\nSkipped:\n" + skipped;
+  return out;
 }
 
 }  // namespace reapcheck

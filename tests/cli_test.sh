@@ -62,6 +62,14 @@ check "--help exits 0" $?
 grep -q "Exit status" "$work/out"
 check "--help explains exit statuses" $?
 
+# A machine that cannot create namespaces (here: root without capabilities) skips, with the
+# reason, and the skip code CTest understands.
+run 77 setpriv --bounding-set=-all --inh-caps=-all "$bin" run --scenario plain-child \
+  --reaper pgroup --skip-exit-code 77
+check "no namespaces: skipped with exit 77" $?
+grep -q "plain-child × pgroup: this machine cannot create the sandbox's namespaces" "$work/out"
+check "the skip reason is printed" $?
+
 # Sensitivity: a scenario that declares no weakness for pgroup, where pgroup leaks, must fail
 # the run; and a declared weakness that does not happen must fail it too.
 mkdir -p "$work/sens"
