@@ -38,11 +38,23 @@ std::optional<std::string> read_file_at(int dirfd, const std::string& rel) {
   return out;
 }
 
+// /proc/<pid>/stat is generated whole on the first read and is far shorter than the buffer,
+// so one read suffices: a snapshot is one openat, one read and one close per process.
+std::optional<StatFields> read_stat_at(int proc_fd, const std::string& dir) {
+  UniqueFd fd(::openat(proc_fd, (dir + "/stat").c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return std::nullopt;
+  char buf[1024];
+  ssize_t n;
+  do {
+    n = ::read(fd.get(), buf, sizeof buf);
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) return std::nullopt;
+  return parse_stat(std::string_view(buf, static_cast<size_t>(n)));
+}
+
 std::optional<ProcInfo> read_pid_at(int proc_fd, pid_t pid, Detail detail) {
   const std::string dir = std::to_string(pid);
-  auto stat_text = read_file_at(proc_fd, dir + "/stat");
-  if (!stat_text) return std::nullopt;
-  auto stat = parse_stat(*stat_text);
+  auto stat = read_stat_at(proc_fd, dir);
   if (!stat) return std::nullopt;
   ProcInfo info;
   static_cast<StatFields&>(info) = std::move(*stat);
