@@ -22,7 +22,8 @@ class Population {
  public:
   explicit Population(int target) {
     reaper::Pipe hold = reaper::make_pipe();
-    int present = static_cast<int>(reaper::ProcTable::read("/proc", reaper::Detail::stat).all().size());
+    int present =
+        static_cast<int>(reaper::ProcTable::read("/proc", reaper::Detail::stat).all().size());
     for (int i = present; i < target; ++i) {
       pid_t p = ::fork();
       if (p == 0) {

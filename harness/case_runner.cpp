@@ -10,9 +10,12 @@
 #include <sstream>
 
 #include "audit.h"
+#include "bystanders.h"
 #include "fixture.h"
+#include "init_reaping.h"
 #include "interrupt.h"
 #include "line_reader.h"
+#include "race.h"
 #include "readiness.h"
 #include "reaper/pidfd.h"
 #include "reaper/proc_table.h"
@@ -67,14 +70,27 @@ class Inside {
 
  private:
   void execute(CaseResult& r) {
+    init::start_reaping();  // PID 1 reaps orphans at once, as a real init would
     const auto worktree = scratch_ / "worktree";
     std::filesystem::create_directories(worktree);
     const auto log = scratch_ / "fixture.log";
+    reaper::UniqueFd log_fd(::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+    const auto setup_deadline = Clock::now() + options_.ready;
+
+    // Bystanders that exist before the agent does.
+    Bystanders bystanders(scratch_);
+    if (scenario_.has_bystander(BystanderKind::lookalike)) {
+      // Not in the tree, but `tail -f <worktree>/dev.log` run from inside the worktree.
+      bystanders.start("lookalike", {"tail", "-f", (worktree / "dev.log").string()}, worktree, true,
+                       setup_deadline);
+    }
+    if (scenario_.has_bystander(BystanderKind::reaper_group)) {
+      bystanders.start("reaper-group", {}, {}, false, setup_deadline);
+    }
 
     reaper::Pipe ready = reaper::make_pipe();
-    reaper::UniqueFd log_fd(::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
     reaper::AgentSpec spec;
-    spec.argv = prepare_fixture(scenario_, scratch_);
+    spec.argv = prepare_fixture(scenario_, worktree);
     spec.cwd = worktree.string();
     spec.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C",
                 "REAPCHECK_READY_FD=" + std::to_string(ready.write.get()),
@@ -82,15 +98,30 @@ class Inside {
     spec.inherit_fds = {ready.write.get()};
     spec.output_fd = log_fd.get();
 
-    ReaperHost host(reaper_, spec, options_.grace);
+    std::optional<reaper::AgentSpec> sibling;
+    if (scenario_.has_bystander(BystanderKind::sibling_agent)) {
+      // Its own worktree, which does not contain the agent's path as a substring.
+      const auto sibling_tree = scratch_ / "sibling" / "worktree";
+      std::filesystem::create_directories(sibling_tree);
+      sibling.emplace();
+      sibling->argv = bystanders.argv("sibling-agent");
+      sibling->argv.push_back(sibling_tree.string());
+      sibling->cwd = sibling_tree.string();
+      sibling->env = bystanders.env();
+      sibling->inherit_fds = {bystanders.ready_fd()};
+      sibling->output_fd = log_fd.get();
+    }
+
+    ReaperHost host(reaper_, spec, sibling, options_.grace);
     ready.write.reset();  // the agent's tree holds the only write ends now: EOF means it died
 
-    auto spawned = host.wait_spawned(Clock::now() + options_.ready);
+    auto spawned = host.wait_spawned(setup_deadline);
     if (spawned.status != ReaperHost::Reply::Status::ok) {
       r.verdict = Verdict::setup_error;
       r.reason = "the reaper could not spawn the agent: " + spawned.error + log_tail(log);
       return;
     }
+    if (spawned.sibling != 0) bystanders.adopt(spawned.sibling, "sibling-agent", setup_deadline);
 
     std::vector<Member> members;
     if (!collect_members(ready.read.get(), members, r, log)) return;
@@ -99,10 +130,12 @@ class Inside {
     for (const Member& m : members) {
       if (const auto* p = before.find(m.pid)) r.members.push_back(record_of(*p, m.role));
     }
+    std::optional<Race> race = plan_race(scenario_, members, before);
 
     const auto kill_start = Clock::now();
     host.request_kill();
-    auto killed = host.wait_killed(kill_start + options_.grace + options_.reaper_deadline);
+    auto killed = await_kill(host, race, bystanders, kill_start,
+                             kill_start + options_.grace + options_.reaper_deadline);
     r.kill_ms = ms_since(kill_start);
     r.reaper_steps = killed.steps;
 
@@ -110,12 +143,23 @@ class Inside {
     evidence.reaper_timed_out = killed.status == ReaperHost::Reply::Status::timeout;
     evidence.reaper_failed = killed.status == ReaperHost::Reply::Status::error;
 
-    AuditResult audited = audit(members, {1, host.pid()}, kill_start, options_.settle);
+    std::set<pid_t> outside = bystanders.pids();
+    outside.insert({1, host.pid()});
+    AuditResult audited = audit(members, outside, kill_start, options_.settle);
     r.survivors = std::move(audited.survivors);
     r.all_dead_ms = audited.all_dead_ms;
+    r.bystanders_hit = bystanders.hits();
     evidence.survivors = static_cast<int>(r.survivors.size());
+    evidence.bystanders_hit = static_cast<int>(r.bystanders_hit.size());
     r.verdict = decide(evidence);
     r.reason = explain(r, killed);
+    if (race) {
+      r.race = race->record;
+      if (!race->record.opened && r.verdict == Verdict::pass) {
+        r.verdict = Verdict::skipped;  // a race that never ran proves nothing
+        r.reason = "the race window never opened: " + race->record.detail;
+      }
+    }
   }
 
   bool collect_members(int ready_fd, std::vector<Member>& members, CaseResult& r,
@@ -164,6 +208,18 @@ class Inside {
                         std::to_string(options_.settle.count()) + " ms: ";
         for (size_t i = 0; i < r.survivors.size(); ++i) {
           s += (i ? "; " : "") + describe(r.survivors[i]);
+        }
+        return s;
+      }
+      case Verdict::bystander_hit: {
+        std::string s = std::to_string(r.bystanders_hit.size()) + " signal(s) reached bystanders: ";
+        for (size_t i = 0; i < r.bystanders_hit.size(); ++i) {
+          const auto& b = r.bystanders_hit[i];
+          s += (i ? "; " : "") + b.role + " (pid " + std::to_string(b.pid) + ") got " + b.signal +
+               " " + b.sender();
+        }
+        if (!r.survivors.empty()) {
+          s += "; and " + std::to_string(r.survivors.size()) + " member(s) survived";
         }
         return s;
       }

@@ -8,8 +8,14 @@
 namespace reapcheck {
 
 nlohmann::json tree_spec(const TreeNode& node) {
+  auto ignore = node.ignore;
+  auto exit_on = node.exit_on;
+  if (node.hold) {  // see TreeNode::hold: the harness releases it with SIGUSR1
+    ignore.push_back("TERM");
+    exit_on.push_back("USR1");
+  }
   nlohmann::json j = {{"role", node.role}, {"setsid", node.setsid}, {"setpgid", node.setpgid},
-                      {"reap", node.reap}, {"ignore", node.ignore}, {"exit_on", node.exit_on}};
+                      {"reap", node.reap}, {"ignore", ignore},      {"exit_on", exit_on}};
   if (!node.exec.empty()) j["exec"] = node.exec;
   j["children"] = nlohmann::json::array();
   for (const auto& c : node.children) j["children"].push_back(tree_spec(c));
@@ -17,8 +23,9 @@ nlohmann::json tree_spec(const TreeNode& node) {
 }
 
 std::vector<std::string> prepare_fixture(const Scenario& scenario,
-                                         const std::filesystem::path& case_dir) {
-  const auto spec_path = case_dir / "spec.json";
+                                         const std::filesystem::path& worktree) {
+  std::filesystem::create_directories(worktree / ".reapcheck");
+  const auto spec_path = worktree / ".reapcheck" / "spec.json";
   std::ofstream out(spec_path);
   out << tree_spec(scenario.tree).dump(2) << '\n';
   out.close();

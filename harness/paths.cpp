@@ -25,6 +25,12 @@ std::filesystem::path fixtures_dir() {
                      std::filesystem::path(REAPCHECK_SOURCE_DIR) / "fixtures");
 }
 
+std::string helper_path(const std::string& name) {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return (from_env_or("REAPCHECK_LIBEXEC", self.parent_path()) / name).string();
+}
+
 std::string find_in_path(const std::string& program) {
   if (program.find('/') != std::string::npos) {
     return ::access(program.c_str(), X_OK) == 0 ? program : std::string();

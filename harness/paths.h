@@ -11,6 +11,9 @@ namespace reapcheck {
 std::filesystem::path default_scenarios_dir();
 std::filesystem::path fixtures_dir();
 
+// A helper program built beside the reapcheck binary (REAPCHECK_LIBEXEC overrides the folder).
+std::string helper_path(const std::string& name);
+
 // The absolute path of `program` found in PATH; empty when absent.
 std::string find_in_path(const std::string& program);
 

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,19 +19,22 @@ class ReaperHost {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Forks the host, which spawns the agent described by `spec` at once. The fds in
-  // spec.inherit_fds are closed in the host after the spawn, so only the agent holds them.
+  // Forks the host, which spawns the agent described by `spec` at once — and, when given, a
+  // sibling agent the same way, which the kill must leave alone. The fds in inherit_fds are
+  // closed in the host after the spawns, so only the agents hold them.
   ReaperHost(const reaper::ReaperInfo& reaper, const reaper::AgentSpec& spec,
-             std::chrono::milliseconds grace);
+             const std::optional<reaper::AgentSpec>& sibling, std::chrono::milliseconds grace);
   ~ReaperHost();  // kills the host if it is still running
   ReaperHost(const ReaperHost&) = delete;
   ReaperHost& operator=(const ReaperHost&) = delete;
 
   pid_t pid() const { return pid_; }
+  int reply_fd() const { return replies_.get(); }  // readable once a reply (or EOF) is due
 
   struct Reply {
     enum class Status { ok, error, timeout } status = Status::error;
-    pid_t agent = 0;                 // for the spawn reply
+    pid_t agent = 0;  // for the spawn reply
+    pid_t sibling = 0;
     std::vector<std::string> steps;  // for the kill reply
     std::string error;
   };

@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,22 @@ struct BystanderHit {
   pid_t pid = 0;
   std::string role;
   std::string signal;
-  pid_t sender_pid = 0;
+  pid_t sender_pid = 0;  // 0: the kernel sent it, or it could not be caught (SIGKILL, SIGSTOP)
+  int si_code = 0;       // as the bystander's handler saw it; 0 where it could not be caught
+
+  // "from pid 7", "from the kernel", "sender unknown: SIGKILL cannot be caught"
+  std::string sender() const;
+};
+
+// A PID-reuse race: whether the decoy took the recycled id while the reaper was still at work.
+struct RaceRecord {
+  std::string kind;       // recycled-pid or recycled-pgid
+  std::string target;     // the member whose pid or group id was recycled
+  pid_t target_id = 0;    // that pid or pgid
+  pid_t decoy_pid = 0;    // 0 when no decoy was placed
+  bool opened = false;    // the decoy was in place before the reaper reported done
+  double placed_ms = -1;  // after the kill request
+  std::string detail;
 };
 
 struct CaseResult {
@@ -40,7 +56,8 @@ struct CaseResult {
   std::vector<ProcessRecord> survivors;
   std::vector<BystanderHit> bystanders_hit;
   std::vector<std::string> reaper_steps;  // what the reaper reported doing
-  double kill_ms = 0;                     // kill request until the reaper reported done
+  std::optional<RaceRecord> race;
+  double kill_ms = 0;       // kill request until the reaper reported done
   double all_dead_ms = -1;  // kill request until the last member died; -1 if some never did
   double case_ms = 0;       // the whole case, sandbox set-up to teardown
 

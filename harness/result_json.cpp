@@ -29,7 +29,9 @@ void from_json(const nlohmann::json& j, ProcessRecord& p) {
 }
 
 void to_json(nlohmann::json& j, const BystanderHit& b) {
-  j = {{"pid", b.pid}, {"role", b.role}, {"signal", b.signal}, {"sender_pid", b.sender_pid}};
+  j = {{"pid", b.pid},         {"role", b.role},
+       {"signal", b.signal},   {"sender_pid", b.sender_pid},
+       {"si_code", b.si_code}, {"sender", b.sender()}};
 }
 
 void from_json(const nlohmann::json& j, BystanderHit& b) {
@@ -37,6 +39,23 @@ void from_json(const nlohmann::json& j, BystanderHit& b) {
   j.at("role").get_to(b.role);
   j.at("signal").get_to(b.signal);
   j.at("sender_pid").get_to(b.sender_pid);
+  b.si_code = j.value("si_code", 0);
+}
+
+void to_json(nlohmann::json& j, const RaceRecord& r) {
+  j = {{"kind", r.kind},           {"target", r.target}, {"target_id", r.target_id},
+       {"decoy_pid", r.decoy_pid}, {"opened", r.opened}, {"placed_ms", r.placed_ms},
+       {"detail", r.detail}};
+}
+
+void from_json(const nlohmann::json& j, RaceRecord& r) {
+  j.at("kind").get_to(r.kind);
+  j.at("target").get_to(r.target);
+  j.at("target_id").get_to(r.target_id);
+  j.at("decoy_pid").get_to(r.decoy_pid);
+  j.at("opened").get_to(r.opened);
+  r.placed_ms = j.value("placed_ms", -1.0);
+  r.detail = j.value("detail", "");
 }
 
 void to_json(nlohmann::json& j, const CaseResult& c) {
@@ -52,6 +71,7 @@ void to_json(nlohmann::json& j, const CaseResult& c) {
        {"survivors", c.survivors},
        {"bystanders_hit", c.bystanders_hit},
        {"reaper_steps", c.reaper_steps},
+       {"race", c.race ? nlohmann::json(*c.race) : nlohmann::json(nullptr)},
        {"timings_ms", {{"kill", c.kill_ms}, {"all_dead", c.all_dead_ms}, {"case", c.case_ms}}}};
 }
 
@@ -67,6 +87,7 @@ void from_json(const nlohmann::json& j, CaseResult& c) {
   j.at("survivors").get_to(c.survivors);
   j.at("bystanders_hit").get_to(c.bystanders_hit);
   c.reaper_steps = j.value("reaper_steps", std::vector<std::string>{});
+  if (j.contains("race") && !j["race"].is_null()) c.race = j["race"].get<RaceRecord>();
   const auto& t = j.at("timings_ms");
   t.at("kill").get_to(c.kill_ms);
   t.at("all_dead").get_to(c.all_dead_ms);

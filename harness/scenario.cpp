@@ -19,6 +19,18 @@ namespace {
 const std::set<std::string, std::less<>> kCatchable = {
     "HUP", "INT", "QUIT", "TERM", "USR1", "USR2", "PIPE", "ALRM", "TSTP", "TTIN", "TTOU", "CONT"};
 
+constexpr std::pair<BystanderKind, std::string_view> kBystanderKinds[] = {
+    {BystanderKind::sibling_agent, "sibling-agent"}, {BystanderKind::lookalike, "lookalike"},
+    {BystanderKind::reaper_group, "reaper-group"},   {BystanderKind::recycled_pid, "recycled-pid"},
+    {BystanderKind::recycled_pgid, "recycled-pgid"},
+};
+
+bool has_role(const TreeNode& n, const std::string& role) {
+  if (n.role == role) return true;
+  return std::any_of(n.children.begin(), n.children.end(),
+                     [&](const TreeNode& c) { return has_role(c, role); });
+}
+
 class Reader {
  public:
   explicit Reader(std::filesystem::path file) : file_(std::move(file)) {}
@@ -84,8 +96,9 @@ class Reader {
   }
 
   TreeNode node(const toml::table& t, bool is_root, std::set<std::string>& roles) const {
-    only_keys(t, {"role", "setsid", "setpgid", "reap", "ignore", "exit_on", "exec", "children"},
-              "a tree node");
+    only_keys(
+        t, {"role", "setsid", "setpgid", "reap", "ignore", "exit_on", "exec", "hold", "children"},
+        "a tree node");
     TreeNode n;
     n.role = string_at(t, "role", true);
     if (n.role.empty() || n.role.find_first_of(" \t\n") != std::string::npos) {
@@ -100,6 +113,10 @@ class Reader {
     n.ignore = signals_at(t, "ignore");
     n.exit_on = signals_at(t, "exit_on");
     n.exec = strings_at(t, "exec");
+    n.hold = bool_at(t, "hold", false);
+    if (n.hold && (is_root || !n.exec.empty())) {
+      fail(t.get("hold")->source(), "'hold' is for a member that is neither the agent nor exec'd");
+    }
     if (is_root && !n.exec.empty()) {
       fail(t.get("exec")->source(),
            "the agent (the tree's root) cannot exec: nobody would "
@@ -137,8 +154,34 @@ class Reader {
     return e;
   }
 
+  BystanderSpec bystander(const toml::table& t, const TreeNode& tree) const {
+    only_keys(t, {"kind", "target"}, "a [[bystanders]] entry");
+    const std::string kind = string_at(t, "kind", true);
+    auto it = std::find_if(std::begin(kBystanderKinds), std::end(kBystanderKinds),
+                           [&](const auto& k) { return k.second == kind; });
+    if (it == std::end(kBystanderKinds)) {
+      std::string list;
+      for (const auto& k : kBystanderKinds)
+        list += (list.empty() ? "" : ", ") + std::string(k.second);
+      fail(t.get("kind")->source(),
+           fmt::format("unknown bystander kind '{}' (one of: {})", kind, list));
+    }
+    BystanderSpec b{it->first, string_at(t, "target", false)};
+    if (b.is_race() && b.target.empty()) {
+      fail(t.source(), fmt::format("a {} bystander needs 'target': the role whose {} it takes",
+                                   kind, b.kind == BystanderKind::recycled_pid ? "pid" : "pgid"));
+    }
+    if (!b.is_race() && !b.target.empty()) {
+      fail(t.get("target")->source(), fmt::format("a {} bystander takes no 'target'", kind));
+    }
+    if (b.is_race() && !has_role(tree, b.target)) {
+      fail(t.get("target")->source(), fmt::format("no member has the role '{}'", b.target));
+    }
+    return b;
+  }
+
   Scenario scenario(const toml::table& root) const {
-    only_keys(root, {"description", "tags", "tree", "known"}, "the scenario");
+    only_keys(root, {"description", "tags", "tree", "bystanders", "known"}, "the scenario");
     Scenario s;
     s.file = file_;
     s.id = file_.stem().string();
@@ -148,6 +191,21 @@ class Reader {
     if (tree == nullptr) fail(root.source(), "missing [tree] table (the agent and its members)");
     std::set<std::string> roles;
     s.tree = node(*tree, true, roles);
+    if (const toml::node* b = root.get("bystanders")) {
+      const toml::array* arr = b->as_array();
+      if (arr == nullptr)
+        fail(b->source(), "'bystanders' must be an array of tables ([[bystanders]])");
+      for (const auto& entry : *arr) {
+        if (!entry.is_table()) fail(entry.source(), "each bystander must be a table");
+        s.bystanders.push_back(bystander(*entry.as_table(), s.tree));
+        if (s.bystanders.back().is_race() &&
+            std::count_if(s.bystanders.begin(), s.bystanders.end(),
+                          [](const BystanderSpec& x) { return x.is_race(); }) > 1) {
+          fail(entry.source(),
+               "a scenario holds one race: one recycled-pid or recycled-pgid decoy");
+        }
+      }
+    }
     if (const toml::node* k = root.get("known")) {
       if (!k->is_table()) fail(k->source(), "'known' must be a table of [known.<reaper>]");
       for (const auto& [reaper_id, value] : *k->as_table()) {
@@ -162,6 +220,11 @@ class Reader {
         s.known.emplace(std::string(reaper_id.str()),
                         expectation(*value.as_table(), reaper_id.str()));
       }
+    }
+    if (!s.held_roles().empty() && s.race() == nullptr) {
+      fail(tree->source(),
+           "'hold' members wait for a race: add a recycled-pid or recycled-pgid "
+           "bystander");
     }
     return s;
   }
@@ -191,6 +254,36 @@ Expectation Scenario::expectation_for(std::string_view reaper) const {
 
 int Scenario::member_count() const {
   return count_members(tree);
+}
+
+bool Scenario::has_bystander(BystanderKind kind) const {
+  return std::any_of(bystanders.begin(), bystanders.end(),
+                     [&](const BystanderSpec& b) { return b.kind == kind; });
+}
+
+const BystanderSpec* Scenario::race() const {
+  for (const auto& b : bystanders) {
+    if (b.is_race()) return &b;
+  }
+  return nullptr;
+}
+
+static void collect_held(const TreeNode& n, std::vector<std::string>& out) {
+  if (n.hold) out.push_back(n.role);
+  for (const auto& c : n.children) collect_held(c, out);
+}
+
+std::vector<std::string> Scenario::held_roles() const {
+  std::vector<std::string> out;
+  collect_held(tree, out);
+  return out;
+}
+
+std::string_view to_string(BystanderKind kind) {
+  for (const auto& [k, name] : kBystanderKinds) {
+    if (k == kind) return name;
+  }
+  return "?";
 }
 
 Scenario parse_scenario(std::string_view text, const std::filesystem::path& file) {

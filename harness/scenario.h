@@ -20,8 +20,31 @@ struct TreeNode {
   std::vector<std::string> ignore;   // signal names without SIG, e.g. "TERM"
   std::vector<std::string> exit_on;  // exits at once on these
   std::vector<std::string> exec;     // replaces itself with this program once started
+  // Ignores SIGTERM and stays until the harness has staged the scenario's race, then exits
+  // (the harness releases it with SIGUSR1 through its pidfd). It keeps any reaper that waits
+  // for the whole tree busy until the decoy is in place, so the race window opens every time.
+  bool hold = false;
   std::vector<TreeNode> children;
 };
+
+// Processes outside the tree that the reaper must never signal.
+enum class BystanderKind {
+  sibling_agent,  // a second agent, spawned by the reaper the same way as the first
+  lookalike,      // outside the tree, but its argv and cwd name the agent's worktree
+  reaper_group,   // in the reaper host's own process group and session
+  recycled_pid,   // placed on the pid of `target` once that member has exited and been reaped
+  recycled_pgid,  // leads a new group with `target`'s old pgid once that group has emptied
+};
+
+struct BystanderSpec {
+  BystanderKind kind;
+  std::string target;  // a role in the tree, for the recycled kinds
+  bool is_race() const {
+    return kind == BystanderKind::recycled_pid || kind == BystanderKind::recycled_pgid;
+  }
+};
+
+std::string_view to_string(BystanderKind kind);
 
 struct Expectation {
   Verdict verdict = Verdict::pass;
@@ -34,11 +57,15 @@ struct Scenario {
   std::string description;
   std::vector<std::string> tags;
   TreeNode tree;
+  std::vector<BystanderSpec> bystanders;
   std::map<std::string, Expectation, std::less<>> known;  // reaper id → declared weakness
 
   // `pass` unless the file declares a weakness of this reaper.
   Expectation expectation_for(std::string_view reaper) const;
   int member_count() const;
+  bool has_bystander(BystanderKind kind) const;
+  const BystanderSpec* race() const;  // the recycled-pid or recycled-pgid decoy, if any
+  std::vector<std::string> held_roles() const;
 };
 
 // A malformed scenario file; the message starts with file:line:col.

@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,10 @@ class Agent {
   // children as soon as they exit — which frees the pid for reuse.
   bool reap_if_exited();
 
-  // Waits (bounded) for the agent to exit and reaps it.
-  bool reap(int timeout_ms);
+  // Waits until `until`, reaping the agent the moment it exits, as a runtime such as node reaps
+  // its children on SIGCHLD. Returns whether it has exited. The seed reapers use this for their
+  // timers: the pid is freed at once, whatever the reaper's own loop is doing.
+  bool wait_reaping(std::chrono::steady_clock::time_point until);
 
  private:
   pid_t pid_;

@@ -4,7 +4,6 @@
 
 #include <string>
 
-#include "pidfd.h"
 #include "strategies.h"
 
 namespace reaper {
@@ -19,8 +18,11 @@ class PGroup final : public Reaper {
     const pid_t pgid = agent.pid();
     ::killpg(pgid, SIGTERM);
     report.note("killpg(" + std::to_string(pgid) + ", SIGTERM)");
-    if (pidfd_wait_exit(agent.pidfd(), grace)) report.note("agent exited within the grace period");
-    agent.reap_if_exited();
+    // The seed scheduled SIGKILL on a timer: the whole grace period passes, while its runtime
+    // reaps the agent as soon as it exits — which frees the group id before the final killpg.
+    if (agent.wait_reaping(std::chrono::steady_clock::now() + grace)) {
+      report.note("agent exited and was reaped during the grace period");
+    }
     ::killpg(pgid, SIGKILL);
     report.note("killpg(" + std::to_string(pgid) + ", SIGKILL)");
     return report;

@@ -22,19 +22,19 @@ namespace {
 constexpr std::chrono::milliseconds kFreezeDeadline{5000};
 constexpr std::chrono::milliseconds kDeathDeadline{5000};
 
+// The pidfd is the member's identity. /proc's start time is no substitute: it counts clock
+// ticks, so a process recycled onto a member's pid within the same tick looks identical.
 struct Member {
   UniqueFd pidfd;
-  std::uint64_t start_time;
+  bool exited() const { return pidfd_exited(pidfd.get()); }
 };
 
 class Tree {
  public:
   explicit Tree(const Agent& agent) {
-    auto info = ProcTable::read_one(agent.pid(), Detail::stat);
-    if (!info) return;  // already reaped: nothing of the agent itself to hold
     UniqueFd fd(::fcntl(agent.pidfd(), F_DUPFD_CLOEXEC, 0));
     if (!fd) throw_sys("dup(agent pidfd)");
-    members_.emplace(agent.pid(), Member{std::move(fd), info->start_time});
+    members_.emplace(agent.pid(), Member{std::move(fd)});
   }
 
   // SIGSTOPs every member and every new child of a member until a rescan finds no new process
@@ -48,11 +48,10 @@ class Tree {
       bool settled = true;
       for (const ProcInfo& p : table.all()) {
         if (auto it = members_.find(p.pid); it != members_.end()) {
-          if (it->second.start_time == p.start_time && !is_stopped_or_dead(p.state)) {
-            settled = false;
-          }
-        } else if (p.state != 'Z' && is_live_member(table, p.ppid)) {
-          grew |= adopt(p);
+          // Not stopped yet — unless the member is dead and this is a stranger on its pid.
+          if (!is_stopped_or_dead(p.state) && !it->second.exited()) settled = false;
+        } else if (p.state != 'Z' && is_live_member(p.ppid)) {
+          grew |= adopt(p.pid);
         }
       }
       if (!grew && settled) {
@@ -92,21 +91,22 @@ class Tree {
     return state == 'T' || state == 't' || state == 'Z' || state == 'X';
   }
 
-  // A parent counts only while the process at that pid is still the member we hold.
-  bool is_live_member(const ProcTable& table, pid_t ppid) const {
+  // A parent counts only while the member we hold at that pid is alive.
+  bool is_live_member(pid_t ppid) const {
     auto it = members_.find(ppid);
-    const ProcInfo* parent = table.find(ppid);
-    return it != members_.end() && parent != nullptr && parent->start_time == it->second.start_time;
+    return it != members_.end() && !it->second.exited();
   }
 
-  bool adopt(const ProcInfo& p) {
-    auto fd = pidfd_open(p.pid);
+  // Takes a pidfd first, then re-reads the process: if the pid was recycled after the scan, the
+  // fresh read shows the stranger's parent, and the pidfd (still open, not exited) proves the
+  // read was of the process it names.
+  bool adopt(pid_t pid) {
+    auto fd = pidfd_open(pid);
     if (!fd) return false;
-    // The pid may have been recycled between the scan and pidfd_open: check it is the same one.
-    auto now = ProcTable::read_one(p.pid, Detail::stat);
-    if (!now || now->start_time != p.start_time) return false;
+    auto now = ProcTable::read_one(pid, Detail::stat);
+    if (!now || !is_live_member(now->ppid) || pidfd_exited(fd->get())) return false;
     pidfd_signal(fd->get(), SIGSTOP);
-    members_.emplace(p.pid, Member{std::move(*fd), p.start_time});
+    members_.emplace(pid, Member{std::move(*fd)});
     return true;
   }
 

@@ -12,6 +12,8 @@ const std::vector<ReaperInfo>& builtin_reapers() {
       {"pgroup", "killpg SIGTERM, grace, killpg SIGKILL (the seed before its fix)", make_pgroup},
       {"ps-walk", "ps -ax snapshot, killpg + per-pid SIGTERM, grace, SIGKILL gated on kill(pid,0)",
        make_ps_walk},
+      {"cmdline", "pgrep -f <worktree>, SIGKILL, verify they are gone (the second seed)",
+       make_cmdline},
       {"proc-pidfd", "/proc walk, pidfd per member, SIGSTOP to a fixpoint, SIGKILL via pidfd",
        make_proc_pidfd},
   };

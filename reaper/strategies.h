@@ -10,5 +10,6 @@ namespace reaper {
 std::unique_ptr<Reaper> make_pgroup();
 std::unique_ptr<Reaper> make_ps_walk();
 std::unique_ptr<Reaper> make_proc_pidfd();
+std::unique_ptr<Reaper> make_cmdline();
 
 }  // namespace reaper

@@ -21,8 +21,7 @@ std::string failure_text(const CaseResult& c) {
   if (!c.bystanders_hit.empty()) {
     text += "bystanders hit:\n";
     for (const auto& b : c.bystanders_hit) {
-      text +=
-          fmt::format("  {} (pid {}) got {} from pid {}\n", b.role, b.pid, b.signal, b.sender_pid);
+      text += fmt::format("  {} (pid {}) got {} {}\n", b.role, b.pid, b.signal, b.sender());
     }
   }
   if (!c.reaper_steps.empty()) {

@@ -83,8 +83,8 @@ std::string text_deviations(const RunResult& run) {
           to_string(c->verdict), to_string(c->expected), c->reason);
       if (!c->survivors.empty()) out += "  survivors:\n" + process_forest(c->survivors, "    ");
       for (const auto& b : c->bystanders_hit) {
-        out += fmt::format("  bystander {} (pid {}) got {} from pid {}\n", b.role, b.pid, b.signal,
-                           b.sender_pid);
+        out +=
+            fmt::format("  bystander {} (pid {}) got {} {}\n", b.role, b.pid, b.signal, b.sender());
       }
     }
   }

@@ -34,7 +34,7 @@ run() {  # run EXPECTED-STATUS ARGS...; stdout in $work/out, stderr in $work/err
 # Bad input: exit 2 and a message that names what was wrong and what is valid.
 run 2 "$bin" run --reaper nope
 check "unknown reaper exits 2" $?
-grep -q "unknown reaper 'nope' (built-in reapers: pgroup, ps-walk, proc-pidfd" "$work/err"
+grep -q "unknown reaper 'nope' (built-in reapers: pgroup, ps-walk, cmdline, proc-pidfd" "$work/err"
 check "unknown reaper lists the valid ones" $?
 
 run 2 "$bin" run --scenario nope
@@ -111,6 +111,34 @@ perl -MJSON::PP -e '
 check "the JSON shows the pgroup leak with the escaped survivor" $?
 grep -q '<testsuite name="pgroup"' "$work/j.xml"
 check "JUnit has a suite per reaper" $?
+
+# Races and bystanders, as the issue's acceptance reads them.
+run 0 "$bin" run --scenario pid-reuse --scenario pgid-reuse --scenario lookalike-argv \
+  --scenario sibling-agent --json "$work/races.json"
+check "race and bystander scenarios meet their expectations" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  my %c = map { ("$_->{scenario}/$_->{reaper}" => $_) } @{ $r->{cases} };
+  my $p = $c{"pid-reuse/ps-walk"};
+  die "pid-reuse/ps-walk: $p->{verdict}\n" unless $p->{verdict} eq "bystander-hit";
+  my ($victim) = grep { $_->{role} eq "victim" } @{ $p->{members} };
+  my ($hit) = @{ $p->{bystanders_hit} };
+  die "decoy pid $hit->{pid} != victim pid $victim->{pid}\n" unless $hit->{pid} == $victim->{pid};
+  die "decoy got $hit->{signal}\n" unless $hit->{signal} eq "SIGKILL";
+  die "race not recorded as opened\n" unless $p->{race}{opened};
+  for my $k (keys %c) {
+    next unless $c{$k}{race};
+    die "$k: the race window did not open\n" unless $c{$k}{race}{opened};
+  }
+  die "proc-pidfd on pid-reuse: $c{q(pid-reuse/proc-pidfd)}{verdict}\n"
+    unless $c{"pid-reuse/proc-pidfd"}{verdict} eq "pass";
+  my ($look) = @{ $c{"lookalike-argv/cmdline"}{bystanders_hit} };
+  die "lookalike not SIGKILLed by cmdline\n" unless $look->{role} eq "lookalike" && $look->{signal} eq "SIGKILL";
+  for my $reaper (qw(pgroup ps-walk cmdline proc-pidfd)) {
+    die "sibling hit by $reaper\n" if @{ $c{"sibling-agent/$reaper"}{bystanders_hit} };
+  }
+' "$work/races.json" 2>"$work/err"
+check "the JSON shows the recycled pid SIGKILLed by ps-walk, the lookalike by cmdline, no sibling hit" $?
 
 # Ctrl-C mid-case: exit 130, the finished cases written, nothing left running, no scratch left.
 mkdir -p "$work/tmp"

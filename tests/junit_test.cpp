@@ -1,10 +1,9 @@
-#include "reports/junit_report.h"
-
 #include <gtest/gtest.h>
 
 #include <pugixml.hpp>
 
 #include "harness/result_json.h"
+#include "reports/junit_report.h"
 #include "reports/text_matrix.h"
 
 namespace reapcheck {
@@ -37,7 +36,8 @@ TEST(JUnit, OneSuitePerReaperAndSurvivorsInTheFailureText) {
   pugi::xml_document doc;
   ASSERT_TRUE(doc.load_string(junit_xml(sample()).c_str()));
   auto suites = doc.child("testsuites");
-  EXPECT_EQ(std::distance(suites.children("testsuite").begin(), suites.children("testsuite").end()), 2);
+  EXPECT_EQ(std::distance(suites.children("testsuite").begin(), suites.children("testsuite").end()),
+            2);
   auto pgroup = suites.find_child_by_attribute("testsuite", "name", "pgroup");
   EXPECT_EQ(pgroup.attribute("failures").as_int(), 1);
   auto tc = pgroup.child("testcase");

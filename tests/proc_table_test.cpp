@@ -52,8 +52,8 @@ TEST(ParseStat, EmptyComm) {
 
 TEST(ParseStat, RejectsMalformedInput) {
   EXPECT_FALSE(parse_stat(""));
-  EXPECT_FALSE(parse_stat("42 perl S 1 2 3"));                 // no parentheses
-  EXPECT_FALSE(parse_stat("42 (perl) S 1 2 3"));               // truncated before starttime
+  EXPECT_FALSE(parse_stat("42 perl S 1 2 3"));    // no parentheses
+  EXPECT_FALSE(parse_stat("42 (perl) S 1 2 3"));  // truncated before starttime
   EXPECT_FALSE(parse_stat("x (perl) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20"));
   EXPECT_FALSE(parse_stat("42 (perl) S one 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19"));
   EXPECT_FALSE(parse_stat("42 (perl) SS 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19"));
@@ -80,7 +80,8 @@ class FakeProc : public ::testing::Test {
            const std::string& cmdline) {
     auto dir = root_ / std::to_string(pid);
     std::filesystem::create_directories(dir);
-    std::ofstream(dir / "stat") << stat_line(std::to_string(pid), comm, "S", ppid, pgid, sid, 100u + pid);
+    std::ofstream(dir / "stat") << stat_line(std::to_string(pid), comm, "S", ppid, pgid, sid,
+                                             100u + pid);
     std::ofstream(dir / "cmdline") << cmdline;
     std::filesystem::create_symlink("/work/tree", dir / "cwd");
   }

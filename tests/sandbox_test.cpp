@@ -4,12 +4,17 @@
 
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <set>
 #include <string>
 
+#include "harness/bystanders.h"
+#include "harness/init_reaping.h"
+#include "harness/pid_placement.h"
 #include "reaper/pidfd.h"
 #include "reaper/proc_table.h"
 
@@ -134,6 +139,76 @@ TEST(Sandbox, AThrowingBodyIsReportedAsCrashed) {
   auto out = run_in_sandbox([]() -> std::string { throw std::runtime_error("boom"); }, options());
   EXPECT_EQ(out.status, SandboxOutcome::Status::crashed);
   EXPECT_NE(out.output.find("boom"), std::string::npos);
+}
+
+TEST(PidPlacement, ForksOnExactlyTheFreedPidAndNotOnATakenOne) {
+  auto out = run_in_sandbox(
+      [] {
+        pid_t first = ::fork();
+        if (first == 0) {
+          for (;;) ::pause();
+        }
+        // Taken while the child lives, and while it is an unreaped zombie.
+        errno = 0;
+        bool taken_live = fork_at_pid(first) < 0 && errno == EEXIST;
+        ::kill(first, SIGKILL);
+        siginfo_t info{};
+        ::waitid(P_PID, static_cast<id_t>(first), &info, WEXITED | WNOWAIT);
+        errno = 0;
+        bool taken_zombie = fork_at_pid(first) < 0 && errno == EEXIST;
+        ::waitpid(first, nullptr, 0);
+        reaper::Pipe report = reaper::make_pipe();
+        pid_t again = fork_at_pid(first);
+        if (again == 0) {
+          pid_t self = ::getpid();
+          (void)!::write(report.write.get(), &self, sizeof self);
+          ::_exit(0);
+        }
+        pid_t seen = 0;
+        (void)!::read(report.read.get(), &seen, sizeof seen);
+        ::waitpid(again, nullptr, 0);
+        return std::to_string(taken_live) + std::to_string(taken_zombie) + " " +
+               std::to_string(again == first) + std::to_string(seen == first);
+      },
+      options());
+  ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
+  EXPECT_EQ(out.output, "11 11");
+}
+
+TEST(Bystanders, ReportCatchableSignalsWithSenderAndUncatchableOnesFromOutside) {
+  ScratchDir scratch;
+  auto out = run_in_sandbox(
+      [&] {
+        init::start_reaping();
+        Bystanders b(scratch.path());
+        auto deadline = std::chrono::steady_clock::now() + 3s;
+        b.start("termed", {}, {}, true, deadline);
+        b.start("killed", {}, {}, true, deadline);
+        b.start("stopped", {}, {}, true, deadline);
+        const std::set<pid_t> started = b.pids();
+        std::vector<pid_t> pids(started.begin(), started.end());  // pids rise in start order
+        ::kill(pids[0], SIGTERM);
+        ::kill(pids[1], SIGKILL);
+        ::kill(pids[2], SIGSTOP);
+        // Wait for each effect to be observable: the log line, the reaped exit, the stop.
+        auto until = [&](auto done) {
+          while (!done() && std::chrono::steady_clock::now() < deadline) ::sched_yield();
+        };
+        until([&] { return init::exit_of(pids[1]).has_value(); });
+        until([&] {
+          auto p = reaper::ProcTable::read_one(pids[2], reaper::Detail::stat);
+          return p && p->state == 'T';
+        });
+        until([&] { return b.hits().size() >= 3; });
+        std::string s;
+        for (const auto& h : b.hits()) {
+          s += h.role + ":" + h.signal + ":" + std::to_string(h.sender_pid) + " ";
+        }
+        return s;
+      },
+      options());
+  ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
+  EXPECT_EQ(out.output, "termed:SIGTERM:1 killed:SIGKILL:0 stopped:SIGSTOP:0 ");
 }
 
 TEST(ScratchDir, IsRemovedWithItsContents) {

@@ -91,6 +91,37 @@ TEST(Scenario, KnownWeaknessMustNameARealReaperAndVerdictWithReason) {
             std::string::npos);
 }
 
+TEST(Scenario, BystandersAndTheirRaces) {
+  const std::string head =
+      "description = \"d\"\n[tree]\nrole = \"agent\"\n"
+      "[[tree.children]]\nrole = \"victim\"\n";
+  Scenario s = parse_scenario(head +
+                                  "[[bystanders]]\nkind = \"lookalike\"\n"
+                                  "[[bystanders]]\nkind = \"recycled-pid\"\ntarget = \"victim\"\n",
+                              "scenarios/r.toml");
+  ASSERT_EQ(s.bystanders.size(), 2u);
+  EXPECT_TRUE(s.has_bystander(BystanderKind::lookalike));
+  ASSERT_NE(s.race(), nullptr);
+  EXPECT_EQ(s.race()->target, "victim");
+
+  EXPECT_NE(
+      error_of(head + "[[bystanders]]\nkind = \"neighbour\"\n").find("unknown bystander kind"),
+      std::string::npos);
+  EXPECT_NE(error_of(head + "[[bystanders]]\nkind = \"recycled-pid\"\n").find("needs 'target'"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "[[bystanders]]\nkind = \"recycled-pid\"\ntarget = \"nobody\"\n")
+                .find("no member has the role 'nobody'"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "[[bystanders]]\nkind = \"lookalike\"\ntarget = \"victim\"\n")
+                .find("takes no 'target'"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "[[bystanders]]\nkind = \"recycled-pid\"\ntarget = \"victim\"\n"
+                            "[[bystanders]]\nkind = \"recycled-pgid\"\ntarget = \"agent\"\n")
+                .find("one race"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "hold = true\n").find("wait for a race"), std::string::npos);
+}
+
 TEST(Scenario, FileNameMustBeAnId) {
   EXPECT_NE(error_of(kValid, "scenarios/Bad Name.toml").find("must be a scenario id"),
             std::string::npos);
@@ -113,6 +144,15 @@ TEST(FixtureSpec, MirrorsTheTree) {
   EXPECT_EQ(j["children"][0]["setsid"], true);
   EXPECT_EQ(j["children"][0]["children"][0]["exec"][1], "infinity");
   EXPECT_FALSE(j.contains("exec"));
+}
+
+TEST(FixtureSpec, AHeldMemberIgnoresTermAndExitsOnUsr1) {
+  TreeNode n;
+  n.role = "holder";
+  n.hold = true;
+  auto j = tree_spec(n);
+  EXPECT_EQ(j["ignore"], nlohmann::json::array({"TERM"}));
+  EXPECT_EQ(j["exit_on"], nlohmann::json::array({"USR1"}));
 }
 
 }  // namespace

@@ -1,0 +1,161 @@
+#include "bystanders.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "init_reaping.h"
+#include "paths.h"
+#include "pid_placement.h"
+#include "readiness.h"
+#include "reaper/pidfd.h"
+#include "reaper/proc_table.h"
+#include "reaper/reaper.h"
+#include "reaper/sys_error.h"
+
+namespace reapcheck {
+
+Bystanders::Bystanders(const std::filesystem::path& scratch)
+    : helper_(helper_path("reapcheck-bystander")),
+      log_(scratch / "bystander-signals.log"),
+      ready_lines_(-1) {
+  reaper::Pipe ready = reaper::make_pipe();
+  ready_read_ = std::move(ready.read);
+  ready_write_ = std::move(ready.write);
+  ready_lines_ = LineReader(ready_read_.get());
+  std::ofstream(log_).close();
+}
+
+Bystanders::~Bystanders() {
+  for (const Entry& e : entries_) {
+    ::syscall(SYS_pidfd_send_signal, e.pidfd.get(), SIGKILL, nullptr, 0);
+  }
+}
+
+std::vector<std::string> Bystanders::argv(const std::string& role) const {
+  return {helper_, role};
+}
+
+std::vector<std::string> Bystanders::env() const {
+  return {"PATH=/usr/local/bin:/usr/bin:/bin", "REAPCHECK_SIGNAL_LOG=" + log_.string(),
+          "REAPCHECK_READY_FD=" + std::to_string(ready_write_.get())};
+}
+
+void Bystanders::exec_helper(const std::string& role, const std::vector<std::string>& extra,
+                             const std::filesystem::path& cwd, bool own_session) const {
+  init::reset_in_child();
+  if (own_session) ::setsid();
+  if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
+  ::fcntl(ready_write_.get(), F_SETFD, 0);
+  int null_fd = ::open("/dev/null", O_RDWR);
+  ::dup2(null_fd, 0);
+  std::vector<std::string> args = argv(role);
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::vector<char*> c_args, c_env;
+  for (auto& a : args) c_args.push_back(a.data());
+  c_args.push_back(nullptr);
+  std::vector<std::string> environment = env();
+  for (auto& e : environment) c_env.push_back(e.data());
+  c_env.push_back(nullptr);
+  ::execve(helper_.c_str(), c_args.data(), c_env.data());
+  ::_exit(127);
+}
+
+void Bystanders::add(pid_t pid, const std::string& role, bool our_child) {
+  auto fd = reaper::pidfd_open(pid);
+  if (!fd) throw std::runtime_error("bystander " + role + " exited before it was watched");
+  entries_.push_back(Entry{pid, role, std::move(*fd), our_child});
+}
+
+void Bystanders::start(const std::string& role, const std::vector<std::string>& extra_args,
+                       const std::filesystem::path& cwd, bool own_session,
+                       Clock::time_point deadline) {
+  pid_t pid;
+  {
+    init::BlockChildSignals block;
+    pid = ::fork();
+    if (pid < 0) reaper::throw_sys("fork bystander " + role);
+    if (pid == 0) exec_helper(role, extra_args, cwd, own_session);
+    init::watch(pid);
+  }
+  add(pid, role, true);
+  await(pid, deadline);
+}
+
+bool Bystanders::try_place_decoy(pid_t pid, const std::string& role) {
+  init::BlockChildSignals block;
+  pid_t child = fork_at_pid(pid);
+  if (child < 0) {
+    if (errno == EEXIST) return false;
+    reaper::throw_sys("start decoy on pid " + std::to_string(pid));
+  }
+  if (child == 0) exec_helper(role, {}, {}, true);
+  init::watch(child);
+  add(child, role, true);
+  return true;
+}
+
+void Bystanders::adopt(pid_t pid, const std::string& role, Clock::time_point deadline) {
+  add(pid, role, false);
+  await(pid, deadline);
+}
+
+void Bystanders::await(pid_t pid, Clock::time_point deadline) {
+  while (announced_.count(pid) == 0) {
+    auto got = ready_lines_.next(deadline);
+    if (got.status != LineReader::Status::line) {
+      throw std::runtime_error("bystander pid " + std::to_string(pid) +
+                               " did not announce itself (is " + helper_ + " built?)");
+    }
+    if (auto a = parse_announcement(got.line)) announced_.insert(a->pid);
+  }
+}
+
+void Bystanders::await_ready(Clock::time_point deadline) {
+  for (const Entry& e : entries_) await(e.pid, deadline);
+}
+
+std::set<pid_t> Bystanders::pids() const {
+  std::set<pid_t> out;
+  for (const Entry& e : entries_) out.insert(e.pid);
+  return out;
+}
+
+std::vector<BystanderHit> Bystanders::hits() const {
+  std::map<pid_t, std::string> roles;
+  for (const Entry& e : entries_) roles[e.pid] = e.role;
+  std::vector<BystanderHit> out;
+
+  std::ifstream log(log_);
+  std::string line;
+  while (std::getline(log, line)) {
+    std::istringstream in(line);
+    pid_t pid = 0, sender = 0;
+    int sig = 0, code = 0;
+    if (!(in >> pid >> sig >> sender >> code)) continue;
+    out.push_back(
+        {pid, roles.count(pid) ? roles[pid] : "bystander", reaper::signal_name(sig), sender, code});
+  }
+  // SIGKILL and SIGSTOP cannot be caught, so their sender is unknown (reported as 0).
+  for (const Entry& e : entries_) {
+    if (auto exit = init::exit_of(e.pid)) {
+      if (exit->code == CLD_KILLED || exit->code == CLD_DUMPED) {
+        out.push_back({e.pid, e.role, reaper::signal_name(exit->status), 0});
+      }
+    } else if (!e.our_child && reaper::pidfd_exited(e.pidfd.get())) {
+      out.push_back({e.pid, e.role, reaper::signal_name(SIGKILL), 0});  // it catches all else
+    } else if (auto p = reaper::ProcTable::read_one(e.pid, reaper::Detail::stat);
+               p && (p->state == 'T' || p->state == 't')) {
+      out.push_back({e.pid, e.role, reaper::signal_name(SIGSTOP), 0});
+    }
+  }
+  return out;
+}
+
+}  // namespace reapcheck

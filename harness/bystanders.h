@@ -1,0 +1,75 @@
+// Bystanders: processes outside the agent's tree that no reaper may signal. Each runs
+// reapcheck-bystander, which logs every catchable signal it receives; SIGKILL and SIGSTOP,
+// which cannot be caught, are seen from outside (exit status, pidfd, /proc state).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "line_reader.h"
+#include "reaper/unique_fd.h"
+#include "result.h"
+
+namespace reapcheck {
+
+class Bystanders {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit Bystanders(const std::filesystem::path& scratch);
+  ~Bystanders();  // SIGKILLs every bystander through its pidfd
+  Bystanders(const Bystanders&) = delete;
+  Bystanders& operator=(const Bystanders&) = delete;
+
+  // What a bystander started elsewhere (by the reaper host) needs: its argv prefix, its
+  // environment, and the readiness fd it must inherit.
+  std::vector<std::string> argv(const std::string& role) const;
+  std::vector<std::string> env() const;
+  int ready_fd() const { return ready_write_.get(); }
+
+  // Starts a bystander as the caller's child and waits until it is ready.
+  void start(const std::string& role, const std::vector<std::string>& extra_args,
+             const std::filesystem::path& cwd, bool own_session, Clock::time_point deadline);
+
+  // One attempt to start a decoy on exactly `pid`, leading its own session and group (so it
+  // also holds `pid` as a process-group id). False while the pid is still taken.
+  bool try_place_decoy(pid_t pid, const std::string& role);
+
+  // Registers a bystander the reaper host started, once it has announced itself.
+  void adopt(pid_t pid, const std::string& role, Clock::time_point deadline);
+
+  // Waits until every bystander has announced itself (handlers installed).
+  void await_ready(Clock::time_point deadline);
+
+  std::set<pid_t> pids() const;
+
+  // Every signal a bystander received so far, and any bystander killed or stopped.
+  std::vector<BystanderHit> hits() const;
+
+ private:
+  struct Entry {
+    pid_t pid;
+    std::string role;
+    reaper::UniqueFd pidfd;
+    bool our_child;
+  };
+  void add(pid_t pid, const std::string& role, bool our_child);
+  void await(pid_t pid, Clock::time_point deadline);
+  [[noreturn]] void exec_helper(const std::string& role, const std::vector<std::string>& extra,
+                                const std::filesystem::path& cwd, bool own_session) const;
+
+  std::string helper_;
+  std::filesystem::path log_;
+  reaper::UniqueFd ready_read_;
+  reaper::UniqueFd ready_write_;
+  LineReader ready_lines_;
+  std::set<pid_t> announced_;
+  std::vector<Entry> entries_;
+};
+
+}  // namespace reapcheck

@@ -1,0 +1,111 @@
+#include "race.h"
+
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <string>
+
+#include "reaper/pidfd.h"
+
+namespace reapcheck {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool readable_now(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0;
+}
+
+int ms_until(Clock::time_point t) {
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
+  return static_cast<int>(std::max<long>(ms, 0));
+}
+
+// Each trigger member exits in turn; returns false when the reaper replied (or the deadline
+// passed) first.
+bool await_triggers(const Race& race, int reply_fd, Clock::time_point deadline) {
+  for (int trigger : race.triggers) {
+    for (;;) {
+      pollfd fds[2] = {{trigger, POLLIN, 0}, {reply_fd, POLLIN, 0}};
+      int rc = ::poll(fds, 2, ms_until(deadline));
+      if (rc < 0 && errno == EINTR) continue;
+      if (rc <= 0) return false;
+      if (fds[0].revents & POLLIN) break;
+      return false;  // the reaper is done and the member still alive
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member>& members,
+                              const reaper::ProcTable& before) {
+  const BystanderSpec* spec = scenario.race();
+  if (spec == nullptr) return std::nullopt;
+  Race race{*spec, {}, {}, {}};
+  const auto held = scenario.held_roles();
+  for (const Member& m : members) {
+    if (std::find(held.begin(), held.end(), m.role) != held.end())
+      race.held.push_back(m.pidfd.get());
+  }
+  race.record.kind = std::string(to_string(spec->kind));
+  race.record.target = spec->target;
+  auto target = std::find_if(members.begin(), members.end(),
+                             [&](const Member& m) { return m.role == spec->target; });
+  const reaper::ProcInfo* info = before.find(target->pid);
+  if (spec->kind == BystanderKind::recycled_pid) {
+    race.record.target_id = target->pid;
+    race.triggers.push_back(target->pidfd.get());
+  } else {
+    race.record.target_id = info != nullptr ? info->pgid : target->pid;
+    for (const Member& m : members) {
+      const reaper::ProcInfo* p = before.find(m.pid);
+      if (p != nullptr && p->pgid == race.record.target_id) race.triggers.push_back(m.pidfd.get());
+    }
+  }
+  return race;
+}
+
+ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystanders& bystanders,
+                             Clock::time_point since, Clock::time_point deadline) {
+  if (race) {
+    RaceRecord& rec = race->record;
+    const std::string what = rec.kind == "recycled-pid" ? "pid" : "process group id";
+    if (!await_triggers(*race, host.reply_fd(), deadline)) {
+      rec.detail = rec.target + " (" + what + " " + std::to_string(rec.target_id) + ") had not " +
+                   (rec.kind == "recycled-pid" ? "exited" : "emptied") +
+                   " when the reaper reported done";
+    } else {
+      // The id is free once the last exit has been reaped (by the member's parent, the reaper
+      // host's runtime, or this init); until then clone3 says EEXIST. Spin, yielding the CPU.
+      for (;;) {
+        if (readable_now(host.reply_fd())) {
+          rec.detail = "the " + what + " " + std::to_string(rec.target_id) +
+                       " was still taken when the reaper reported done";
+          break;
+        }
+        if (bystanders.try_place_decoy(rec.target_id, rec.kind)) {
+          rec.decoy_pid = rec.target_id;
+          rec.opened = true;
+          rec.placed_ms = std::chrono::duration<double, std::milli>(Clock::now() - since).count();
+          rec.detail = "decoy placed on " + what + " " + std::to_string(rec.target_id) +
+                       " while the reaper was still at work";
+          break;
+        }
+        if (Clock::now() >= deadline) {
+          rec.detail = "the " + what + " was never freed before the deadline";
+          break;
+        }
+        ::sched_yield();
+      }
+    }
+    for (int fd : race->held) reaper::pidfd_signal(fd, SIGUSR1);
+  }
+  return host.wait_killed(deadline);
+}
+
+}  // namespace reapcheck

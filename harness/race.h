@@ -1,0 +1,34 @@
+// The PID-reuse race: while the reaper works, watch the target member (or the target's whole
+// process group) exit, then put a decoy on the freed pid (or pgid) before the reaper is done.
+// Whether that window opened is recorded; a race that never ran proves nothing.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <vector>
+
+#include "audit.h"
+#include "bystanders.h"
+#include "reaper/proc_table.h"
+#include "reaper_host.h"
+#include "scenario.h"
+
+namespace reapcheck {
+
+struct Race {
+  BystanderSpec spec;
+  std::vector<int> triggers;  // pidfds of the members that must all have exited first
+  std::vector<int> held;      // pidfds of the members to release once the race is staged
+  RaceRecord record;
+};
+
+// The race the scenario asks for, aimed at the ids `before` shows; empty when it asks none.
+std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member>& members,
+                              const reaper::ProcTable& before);
+
+// Waits for the reaper host's reply to "kill", running `race` (when there is one) meanwhile.
+ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystanders& bystanders,
+                             std::chrono::steady_clock::time_point since,
+                             std::chrono::steady_clock::time_point deadline);
+
+}  // namespace reapcheck

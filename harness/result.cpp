@@ -1,0 +1,12 @@
+#include "result.h"
+
+namespace reapcheck {
+
+std::string BystanderHit::sender() const {
+  if (sender_pid != 0) return "from pid " + std::to_string(sender_pid);
+  if (signal == "SIGKILL" || signal == "SIGSTOP")
+    return "sender unknown: " + signal + " cannot be caught";
+  return "from the kernel";
+}
+
+}  // namespace reapcheck
