@@ -1,8 +1,10 @@
 #include "bystanders.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -127,6 +129,51 @@ std::set<pid_t> Bystanders::pids() const {
   return out;
 }
 
+namespace {
+
+// The signals queued for `pid` and not yet delivered (SigPnd | ShdPnd in /proc/<pid>/status);
+// 0 when there are none or the process is gone.
+unsigned long long pending_signals(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  unsigned long long pending = 0;
+  while (std::getline(status, line)) {
+    if (line.rfind("SigPnd:", 0) == 0 || line.rfind("ShdPnd:", 0) == 0) {
+      pending |= std::stoull(line.substr(7), nullptr, 16);
+    }
+  }
+  return pending;
+}
+
+// How a watched child of ours ended: from init's record, or, before init has reaped it, by
+// peeking at the zombie without reaping it.
+std::optional<init::Exit> exit_of_child(pid_t pid, int pidfd) {
+  if (auto e = init::exit_of(pid)) return e;
+  siginfo_t info{};
+  if (::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+      info.si_pid != 0) {
+    return init::Exit{info.si_code, info.si_status};
+  }
+  return init::exit_of(pid);  // reaped between the two looks
+}
+
+}  // namespace
+
+void Bystanders::settle(Clock::time_point deadline) const {
+  for (const Entry& e : entries_) {
+    while (Clock::now() < deadline && !reaper::pidfd_exited(e.pidfd.get())) {
+      const unsigned long long pending = pending_signals(e.pid);
+      if (pending == 0) break;
+      if (pending & (1ULL << (SIGKILL - 1))) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        reaper::pidfd_wait_exit(e.pidfd.get(), std::max(left, std::chrono::milliseconds(0)));
+      } else {
+        ::sched_yield();  // a handler is about to run; there is no event to wait on
+      }
+    }
+  }
+}
+
 std::vector<BystanderHit> Bystanders::hits() const {
   std::map<pid_t, std::string> roles;
   for (const Entry& e : entries_) roles[e.pid] = e.role;
@@ -144,7 +191,10 @@ std::vector<BystanderHit> Bystanders::hits() const {
   }
   // SIGKILL and SIGSTOP cannot be caught, so their sender is unknown (reported as 0).
   for (const Entry& e : entries_) {
-    if (auto exit = init::exit_of(e.pid)) {
+    std::optional<init::Exit> exit;
+    if (e.our_child && reaper::pidfd_exited(e.pidfd.get()))
+      exit = exit_of_child(e.pid, e.pidfd.get());
+    if (exit) {
       if (exit->code == CLD_KILLED || exit->code == CLD_DUMPED) {
         out.push_back({e.pid, e.role, reaper::signal_name(exit->status), 0});
       }

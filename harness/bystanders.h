@@ -48,6 +48,11 @@ class Bystanders {
 
   std::set<pid_t> pids() const;
 
+  // Waits, until `deadline`, for every signal already sent to a bystander to take effect:
+  // kill() only queues a signal, so a SIGKILL sent just before the reaper reported done may
+  // still be pending. Call before hits().
+  void settle(Clock::time_point deadline) const;
+
   // Every signal a bystander received so far, and any bystander killed or stopped.
   std::vector<BystanderHit> hits() const;
 

@@ -148,6 +148,7 @@ class Inside {
     AuditResult audited = audit(members, outside, kill_start, options_.settle);
     r.survivors = std::move(audited.survivors);
     r.all_dead_ms = audited.all_dead_ms;
+    bystanders.settle(Clock::now() + options_.settle);
     r.bystanders_hit = bystanders.hits();
     evidence.survivors = static_cast<int>(r.survivors.size());
     evidence.bystanders_hit = static_cast<int>(r.bystanders_hit.size());
