@@ -24,13 +24,7 @@
 namespace reapcheck {
 
 Bystanders::Bystanders(const std::filesystem::path& scratch)
-    : helper_(helper_path("reapcheck-bystander")),
-      log_(scratch / "bystander-signals.log"),
-      ready_lines_(-1) {
-  reaper::Pipe ready = reaper::make_pipe();
-  ready_read_ = std::move(ready.read);
-  ready_write_ = std::move(ready.write);
-  ready_lines_ = LineReader(ready_read_.get());
+    : helper_(helper_path("reapcheck-bystander")), log_(scratch / "bystander-signals.log") {
   std::ofstream(log_).close();
 }
 
@@ -46,7 +40,7 @@ std::vector<std::string> Bystanders::argv(const std::string& role) const {
 
 std::vector<std::string> Bystanders::env() const {
   return {"PATH=/usr/local/bin:/usr/bin:/bin", "REAPCHECK_SIGNAL_LOG=" + log_.string(),
-          "REAPCHECK_READY_FD=" + std::to_string(ready_write_.get())};
+          "REAPCHECK_READY_FD=" + std::to_string(ready_.writer())};
 }
 
 void Bystanders::exec_helper(const std::string& role, const std::vector<std::string>& extra,
@@ -54,7 +48,7 @@ void Bystanders::exec_helper(const std::string& role, const std::vector<std::str
   init::reset_in_child();
   if (own_session) ::setsid();
   if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
-  ::fcntl(ready_write_.get(), F_SETFD, 0);
+  ::fcntl(ready_.writer(), F_SETFD, 0);
   int null_fd = ::open("/dev/null", O_RDWR);
   ::dup2(null_fd, 0);
   std::vector<std::string> args = argv(role);
@@ -110,17 +104,32 @@ void Bystanders::adopt(pid_t pid, const std::string& role, Clock::time_point dea
 
 void Bystanders::await(pid_t pid, Clock::time_point deadline) {
   while (announced_.count(pid) == 0) {
-    auto got = ready_lines_.next(deadline);
+    auto got = ready_.next(deadline);
     if (got.status != LineReader::Status::line) {
       throw std::runtime_error("bystander pid " + std::to_string(pid) +
                                " did not announce itself (is " + helper_ + " built?)");
     }
-    if (auto a = parse_announcement(got.line)) announced_.insert(a->pid);
+    if (auto a = parse_announcement(got.line)) {
+      announced_.insert(translate_announced_pid(a->pid, got.sender));
+    }
   }
 }
 
 void Bystanders::await_ready(Clock::time_point deadline) {
   for (const Entry& e : entries_) await(e.pid, deadline);
+}
+
+std::set<pid_t> Bystanders::pids_with_ancestors_below(pid_t host) const {
+  std::set<pid_t> out = pids();
+  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+  for (const Entry& e : entries_) {
+    const reaper::ProcInfo* p = table.find(e.pid);
+    while (p != nullptr && p->ppid != host && p->ppid > 1) {
+      out.insert(p->ppid);
+      p = table.find(p->ppid);
+    }
+  }
+  return out;
 }
 
 std::set<pid_t> Bystanders::pids() const {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "line_reader.h"
+#include "readiness_channel.h"
 #include "reaper/unique_fd.h"
 #include "result.h"
 
@@ -30,7 +30,7 @@ class Bystanders {
   // environment, and the readiness fd it must inherit.
   std::vector<std::string> argv(const std::string& role) const;
   std::vector<std::string> env() const;
-  int ready_fd() const { return ready_write_.get(); }
+  int ready_fd() const { return ready_.writer(); }
 
   // Starts a bystander as the caller's child and waits until it is ready.
   void start(const std::string& role, const std::vector<std::string>& extra_args,
@@ -47,6 +47,10 @@ class Bystanders {
   void await_ready(Clock::time_point deadline);
 
   std::set<pid_t> pids() const;
+
+  // The bystanders and, for each, its ancestors below `host`: a reaper's own processes that
+  // stand between it and a bystander (a subreaper's shim for the sibling agent).
+  std::set<pid_t> pids_with_ancestors_below(pid_t host) const;
 
   // Waits, until `deadline`, for every signal already sent to a bystander to take effect:
   // kill() only queues a signal, so a SIGKILL sent just before the reaper reported done may
@@ -70,9 +74,7 @@ class Bystanders {
 
   std::string helper_;
   std::filesystem::path log_;
-  reaper::UniqueFd ready_read_;
-  reaper::UniqueFd ready_write_;
-  LineReader ready_lines_;
+  ReadinessChannel ready_;
   std::set<pid_t> announced_;
   std::vector<Entry> entries_;
 };

@@ -1,8 +1,10 @@
 #include "case_runner.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -17,6 +19,7 @@
 #include "line_reader.h"
 #include "race.h"
 #include "readiness.h"
+#include "readiness_channel.h"
 #include "reaper/pidfd.h"
 #include "reaper/proc_table.h"
 #include "reaper_host.h"
@@ -88,14 +91,14 @@ class Inside {
       bystanders.start("reaper-group", {}, {}, false, setup_deadline);
     }
 
-    reaper::Pipe ready = reaper::make_pipe();
+    ReadinessChannel ready;
     reaper::AgentSpec spec;
     spec.argv = prepare_fixture(scenario_, worktree);
     spec.cwd = worktree.string();
     spec.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C",
-                "REAPCHECK_READY_FD=" + std::to_string(ready.write.get()),
+                "REAPCHECK_READY_FD=" + std::to_string(ready.writer()),
                 "REAPCHECK_FIXTURE_LOG=" + log.string(), "REAPCHECK_WORKTREE=" + worktree.string()};
-    spec.inherit_fds = {ready.write.get()};
+    spec.inherit_fds = {ready.writer()};
     spec.output_fd = log_fd.get();
 
     std::optional<reaper::AgentSpec> sibling;
@@ -113,9 +116,14 @@ class Inside {
     }
 
     ReaperHost host(reaper_, spec, sibling, options_.grace);
-    ready.write.reset();  // the agent's tree holds the only write ends now: EOF means it died
+    ready.close_writer();  // the agent's tree holds the only write ends now: EOF means it died
 
     auto spawned = host.wait_spawned(setup_deadline);
+    if (spawned.status == ReaperHost::Reply::Status::unsupported) {
+      r.verdict = Verdict::skipped;
+      r.reason = "the reaper cannot work here: " + spawned.error;
+      return;
+    }
     if (spawned.status != ReaperHost::Reply::Status::ok) {
       r.verdict = Verdict::setup_error;
       r.reason = "the reaper could not spawn the agent: " + spawned.error + log_tail(log);
@@ -124,7 +132,8 @@ class Inside {
     if (spawned.sibling != 0) bystanders.adopt(spawned.sibling, "sibling-agent", setup_deadline);
 
     std::vector<Member> members;
-    if (!collect_members(ready.read.get(), members, r, log)) return;
+    if (!collect_members(ready, members, r, log)) return;
+    if (!await_final_states(members, r, setup_deadline)) return;
 
     const reaper::ProcTable before = reaper::ProcTable::read();
     for (const Member& m : members) {
@@ -143,7 +152,7 @@ class Inside {
     evidence.reaper_timed_out = killed.status == ReaperHost::Reply::Status::timeout;
     evidence.reaper_failed = killed.status == ReaperHost::Reply::Status::error;
 
-    std::set<pid_t> outside = bystanders.pids();
+    std::set<pid_t> outside = bystanders.pids_with_ancestors_below(host.pid());
     outside.insert({1, host.pid()});
     AuditResult audited = audit(members, outside, kill_start, options_.settle);
     r.survivors = std::move(audited.survivors);
@@ -163,13 +172,12 @@ class Inside {
     }
   }
 
-  bool collect_members(int ready_fd, std::vector<Member>& members, CaseResult& r,
+  bool collect_members(ReadinessChannel& ready, std::vector<Member>& members, CaseResult& r,
                        const std::filesystem::path& log) {
     const int expected = scenario_.member_count();
-    LineReader lines(ready_fd);
     const auto deadline = Clock::now() + options_.ready;
     while (static_cast<int>(members.size()) < expected) {
-      auto got = lines.next(deadline);
+      auto got = ready.next(deadline);
       if (got.status != LineReader::Status::line) {
         r.verdict = Verdict::setup_error;
         r.reason =
@@ -185,7 +193,20 @@ class Inside {
         r.reason = "malformed readiness line from the fixture: '" + got.line + "'";
         return false;
       }
+      // The pid the member wrote is its own namespace's; the kernel told us who sent it.
+      if (pid_t ours = translate_announced_pid(a->pid, got.sender); ours != 0) {
+        a->pid = ours;
+      } else if (!is_transient(a->role)) {
+        r.verdict = Verdict::setup_error;
+        r.reason = "cannot find member " + a->role + " (pid " + std::to_string(a->pid) +
+                   " in its namespace, announced by pid " + std::to_string(got.sender) + ")";
+        return false;
+      }
       auto fd = reaper::pidfd_open(a->pid);
+      if (!fd && is_transient(a->role)) {
+        members.push_back(Member{a->pid, a->role, {}});  // gone already, as it should be
+        continue;
+      }
       if (!fd) {
         r.verdict = Verdict::setup_error;
         r.reason = "member " + a->role + " (pid " + std::to_string(a->pid) +
@@ -194,6 +215,47 @@ class Inside {
       }
       members.push_back(Member{a->pid, a->role, std::move(*fd)});
     }
+    return true;
+  }
+
+  // Transient members (a double fork's middle) must be gone, and self-stopping ones stopped,
+  // before the kill: the tree the reaper meets is then the same every run.
+  bool is_transient(const std::string& role) const {
+    const auto roles = scenario_.transient_roles();
+    return std::find(roles.begin(), roles.end(), role) != roles.end();
+  }
+
+  bool await_final_states(std::vector<Member>& members, CaseResult& r, Clock::time_point deadline) {
+    const auto transient = scenario_.transient_roles();
+    const auto stopped = scenario_.stopped_roles();
+    auto is = [](const std::vector<std::string>& roles, const std::string& role) {
+      return std::find(roles.begin(), roles.end(), role) != roles.end();
+    };
+    for (Member& m : members) {
+      if (is(transient, m.role)) {
+        if (!m.pidfd) continue;
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        if (!reaper::pidfd_wait_exit(m.pidfd.get(), std::max(left, std::chrono::milliseconds(0)))) {
+          r.verdict = Verdict::setup_error;
+          r.reason = "transient member " + m.role + " did not exit before the kill";
+          return false;
+        }
+      } else if (is(stopped, m.role)) {
+        // No event announces a stop of a process that is not our child: watch /proc.
+        for (;;) {
+          auto p = reaper::ProcTable::read_one(m.pid, reaper::Detail::stat);
+          if (p && p->state == 'T') break;
+          if (!p || Clock::now() > deadline) {
+            r.verdict = Verdict::setup_error;
+            r.reason = "member " + m.role + " did not stop itself before the kill";
+            return false;
+          }
+          ::sched_yield();
+        }
+      }
+    }
+    // The transient ones are gone: what the reaper must kill is the rest.
+    std::erase_if(members, [&](const Member& m) { return is(transient, m.role); });
     return true;
   }
 
@@ -274,6 +336,9 @@ CaseResult run_case(const Scenario& scenario, std::string_view reaper_id,
   if (reaper == nullptr) {
     result.verdict = Verdict::setup_error;
     result.reason = "unknown reaper '" + std::string(reaper_id) + "'";
+  } else if (auto skip = scenario.skip.find(reaper_id); skip != scenario.skip.end()) {
+    result.verdict = Verdict::skipped;
+    result.reason = "declared not applicable: " + skip->second;
   } else {
     try {
       result = run_sandboxed(scenario, *reaper, options);

@@ -83,12 +83,15 @@ nlohmann::json list_json(const std::vector<Scenario>& scenarios) {
     for (const auto& [reaper, e] : s.known) {
       known[reaper] = {{"verdict", to_string(e.verdict)}, {"reason", e.reason}};
     }
+    nlohmann::json skip = nlohmann::json::object();
+    for (const auto& [reaper, reason] : s.skip) skip[reaper] = reason;
     j["scenarios"].push_back({{"id", s.id},
                               {"description", s.description},
                               {"tags", s.tags},
                               {"file", s.file.string()},
                               {"members", s.member_count()},
-                              {"known", known}});
+                              {"known", known},
+                              {"skip", skip}});
   }
   return j;
 }

@@ -17,6 +17,13 @@ nlohmann::json tree_spec(const TreeNode& node) {
   nlohmann::json j = {{"role", node.role}, {"setsid", node.setsid}, {"setpgid", node.setpgid},
                       {"reap", node.reap}, {"ignore", ignore},      {"exit_on", exit_on}};
   if (!node.exec.empty()) j["exec"] = node.exec;
+  for (auto [key, on] : {std::pair{"transient", node.transient},
+                         {"stop_self", node.stop_self},
+                         {"storm", node.storm},
+                         {"via_shell", node.via_shell}}) {
+    if (on) j[key] = true;
+  }
+  if (!node.rename.empty()) j["rename"] = node.rename;
   j["children"] = nlohmann::json::array();
   for (const auto& c : node.children) j["children"].push_back(tree_spec(c));
   return j;

@@ -68,6 +68,9 @@ void reap_agents_on_exit(const reaper::Agent& agent, const std::optional<reaper:
     // sibling's PTY and hang it up. The runner ends us when the case is over.
     while (::read(command_fd, &c, 1) > 0) {
     }
+  } catch (const reaper::Unsupported& e) {
+    send(reply_fd, {{"unsupported", e.what()}});
+    ::_exit(1);
   } catch (const std::exception& e) {
     send(reply_fd, {{"error", e.what()}});
     ::_exit(1);
@@ -134,6 +137,9 @@ ReaperHost::Reply ReaperHost::read_reply(Clock::time_point deadline, const char*
   auto message = nlohmann::json::parse(r.line, nullptr, false);
   if (message.is_discarded() || !message.is_object()) {
     reply.error = "the reaper host sent a malformed reply: " + r.line;
+  } else if (message.contains("unsupported")) {
+    reply.status = Reply::Status::unsupported;
+    reply.error = message["unsupported"].get<std::string>();
   } else if (message.contains("error")) {
     reply.error = message["error"].get<std::string>();
   } else if (message.contains("spawned")) {

@@ -32,7 +32,8 @@ class ReaperHost {
   int reply_fd() const { return replies_.get(); }  // readable once a reply (or EOF) is due
 
   struct Reply {
-    enum class Status { ok, error, timeout } status = Status::error;
+    // unsupported: the reaper cannot work on this machine (the case is skipped)
+    enum class Status { ok, error, timeout, unsupported } status = Status::error;
     pid_t agent = 0;  // for the spawn reply
     pid_t sibling = 0;
     std::vector<std::string> steps;  // for the kill reply

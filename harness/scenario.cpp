@@ -114,6 +114,16 @@ class Reader {
     n.exit_on = signals_at(t, "exit_on");
     n.exec = strings_at(t, "exec");
     n.hold = bool_at(t, "hold", false);
+    n.transient = bool_at(t, "transient", false);
+    n.stop_self = bool_at(t, "stop_self", false);
+    n.storm = bool_at(t, "storm", false);
+    n.via_shell = bool_at(t, "via_shell", false);
+    n.rename = string_at(t, "rename", false);
+    for (const char* key : {"transient", "stop_self", "via_shell"}) {
+      if (is_root && bool_at(t, key, false)) {
+        fail(t.get(key)->source(), fmt::format("the agent (the tree's root) cannot be '{}'", key));
+      }
+    }
     if (n.hold && (is_root || !n.exec.empty())) {
       fail(t.get("hold")->source(), "'hold' is for a member that is neither the agent nor exec'd");
     }
@@ -131,10 +141,55 @@ class Reader {
         fail(c->source(), "'children' must be an array of tables ([[...children]])");
       for (const auto& child : *arr) {
         if (!child.is_table()) fail(child.source(), "each child must be a table");
-        n.children.push_back(node(*child.as_table(), false, roles));
+        const toml::table& ct = *child.as_table();
+        const int copies = count_at(ct, "copies");
+        if (copies == 1) {
+          n.children.push_back(node(ct, false, roles));
+          continue;
+        }
+        // `copies = N`: N siblings alike, roles suffixed -1 .. -N.
+        std::set<std::string> scratch_roles;
+        TreeNode proto = node(ct, false, scratch_roles);
+        if (!proto.children.empty()) {
+          fail(ct.get("copies")->source(), "'copies' is for a member without children");
+        }
+        for (int i = 1; i <= copies; ++i) {
+          TreeNode copy = proto;
+          copy.role = proto.role + "-" + std::to_string(i);
+          if (!roles.insert(copy.role).second) {
+            fail(ct.get("role")->source(), fmt::format("role '{}' is used twice", copy.role));
+          }
+          n.children.push_back(std::move(copy));
+        }
       }
     }
+    // `chain = N`: the node nested N deep, roles suffixed -1 .. -N; the deepest has the children.
+    if (const int depth = count_at(t, "chain"); depth > 1) {
+      if (is_root) fail(t.get("chain")->source(), "the agent cannot be a chain");
+      roles.erase(n.role);
+      TreeNode link = n;
+      for (int i = depth; i >= 1; --i) {
+        TreeNode outer = n;
+        outer.role = n.role + "-" + std::to_string(i);
+        outer.children = i == depth ? n.children : std::vector<TreeNode>{link};
+        if (!roles.insert(outer.role).second) {
+          fail(t.get("role")->source(), fmt::format("role '{}' is used twice", outer.role));
+        }
+        link = std::move(outer);
+      }
+      n = std::move(link);
+    }
     return n;
+  }
+
+  // A positive count for `copies` or `chain`; 1 when absent.
+  int count_at(const toml::table& t, std::string_view key) const {
+    const toml::node* n = t.get(key);
+    if (n == nullptr) return 1;
+    if (!n->is_integer() || n->as_integer()->get() < 1 || n->as_integer()->get() > 5000) {
+      fail(n->source(), fmt::format("'{}' must be a whole number from 1 to 5000", key));
+    }
+    return static_cast<int>(n->as_integer()->get());
   }
 
   Expectation expectation(const toml::table& t, std::string_view reaper) const {
@@ -180,8 +235,16 @@ class Reader {
     return b;
   }
 
+  void check_reaper(std::string_view id, const toml::source_region& where) const {
+    if (reaper::find_reaper(id) != nullptr) return;
+    std::string ids;
+    for (const auto& r : reaper::builtin_reapers())
+      ids += (ids.empty() ? "" : ", ") + std::string(r.id);
+    fail(where, fmt::format("unknown reaper '{}' (built-in reapers: {})", id, ids));
+  }
+
   Scenario scenario(const toml::table& root) const {
-    only_keys(root, {"description", "tags", "tree", "bystanders", "known"}, "the scenario");
+    only_keys(root, {"description", "tags", "tree", "bystanders", "known", "skip"}, "the scenario");
     Scenario s;
     s.file = file_;
     s.id = file_.stem().string();
@@ -206,16 +269,21 @@ class Reader {
         }
       }
     }
+    if (const toml::node* k = root.get("skip")) {
+      if (!k->is_table()) fail(k->source(), "'skip' must be a table of [skip.<reaper>]");
+      for (const auto& [reaper_id, value] : *k->as_table()) {
+        check_reaper(reaper_id.str(), reaper_id.source());
+        if (!value.is_table()) fail(value.source(), "a skip must be a table with a reason");
+        only_keys(*value.as_table(), {"reason"}, fmt::format("[skip.{}]", reaper_id.str()));
+        std::string reason = string_at(*value.as_table(), "reason", true);
+        if (reason.empty()) fail(value.source(), "a skip needs its reason");
+        s.skip.emplace(std::string(reaper_id.str()), reason);
+      }
+    }
     if (const toml::node* k = root.get("known")) {
       if (!k->is_table()) fail(k->source(), "'known' must be a table of [known.<reaper>]");
       for (const auto& [reaper_id, value] : *k->as_table()) {
-        if (reaper::find_reaper(reaper_id.str()) == nullptr) {
-          std::string ids;
-          for (const auto& r : reaper::builtin_reapers())
-            ids += (ids.empty() ? "" : ", ") + std::string(r.id);
-          fail(reaper_id.source(),
-               fmt::format("unknown reaper '{}' (built-in reapers: {})", reaper_id.str(), ids));
-        }
+        check_reaper(reaper_id.str(), reaper_id.source());
         if (!value.is_table()) fail(value.source(), "a known weakness must be a table");
         s.known.emplace(std::string(reaper_id.str()),
                         expectation(*value.as_table(), reaper_id.str()));
@@ -268,14 +336,30 @@ const BystanderSpec* Scenario::race() const {
   return nullptr;
 }
 
-static void collect_held(const TreeNode& n, std::vector<std::string>& out) {
-  if (n.hold) out.push_back(n.role);
-  for (const auto& c : n.children) collect_held(c, out);
+static void collect_roles(const TreeNode& n, bool (*pick)(const TreeNode&),
+                          std::vector<std::string>& out) {
+  if (pick(n)) out.push_back(n.role);
+  for (const auto& c : n.children) collect_roles(c, pick, out);
 }
 
 std::vector<std::string> Scenario::held_roles() const {
   std::vector<std::string> out;
-  collect_held(tree, out);
+  collect_roles(
+      tree, [](const TreeNode& n) { return n.hold; }, out);
+  return out;
+}
+
+std::vector<std::string> Scenario::transient_roles() const {
+  std::vector<std::string> out;
+  collect_roles(
+      tree, [](const TreeNode& n) { return n.transient; }, out);
+  return out;
+}
+
+std::vector<std::string> Scenario::stopped_roles() const {
+  std::vector<std::string> out;
+  collect_roles(
+      tree, [](const TreeNode& n) { return n.stop_self; }, out);
   return out;
 }
 

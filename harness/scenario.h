@@ -24,6 +24,11 @@ struct TreeNode {
   // (the harness releases it with SIGUSR1 through its pidfd). It keeps any reaper that waits
   // for the whole tree busy until the decoy is in place, so the race window opens every time.
   bool hold = false;
+  bool transient = false;  // announces itself, then exits before the kill (a double fork's middle)
+  bool stop_self = false;  // announces itself, then stops with SIGSTOP
+  bool storm = false;      // answers SIGTERM by forking replacements (bounded) and exiting
+  bool via_shell = false;  // started as sh -c 'exec perl ...', as pnpm runs scripts
+  std::string rename;      // rewrites its argv and comm to this
   std::vector<TreeNode> children;
 };
 
@@ -59,13 +64,17 @@ struct Scenario {
   TreeNode tree;
   std::vector<BystanderSpec> bystanders;
   std::map<std::string, Expectation, std::less<>> known;  // reaper id → declared weakness
+  // reaper id → why the scenario cannot apply to it (the case is skipped with this reason)
+  std::map<std::string, std::string, std::less<>> skip;
 
   // `pass` unless the file declares a weakness of this reaper.
   Expectation expectation_for(std::string_view reaper) const;
-  int member_count() const;
+  int member_count() const;  // every announced process, transient ones included
   bool has_bystander(BystanderKind kind) const;
   const BystanderSpec* race() const;  // the recycled-pid or recycled-pgid decoy, if any
   std::vector<std::string> held_roles() const;
+  std::vector<std::string> transient_roles() const;
+  std::vector<std::string> stopped_roles() const;
 };
 
 // A malformed scenario file; the message starts with file:line:col.

@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <pty.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,8 +22,8 @@ namespace {
 
 // Runs in the forked child; reports a failure through `err_fd` (CLOEXEC, so a successful exec
 // closes it and the parent reads EOF).
-[[noreturn]] void exec_child(const AgentSpec& spec, SpawnStyle style, int pty_slave, int err_fd,
-                             char* const* argv, char* const* envp) {
+[[noreturn]] void exec_child(const AgentSpec& spec, const SpawnOptions& options, int pty_slave,
+                             int err_fd, char* const* argv, char* const* envp) {
   auto fail = [&](int step) {
     int msg[2] = {step, errno};
     (void)!::write(err_fd, msg, sizeof msg);
@@ -34,7 +36,12 @@ namespace {
   for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
 
   if (::setsid() < 0) fail(0);
-  if (style == SpawnStyle::session_pty) {
+  if (!options.cgroup.empty()) {
+    int fd = ::open((options.cgroup + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || ::write(fd, "0", 1) != 1) fail(6);
+    ::close(fd);
+  }
+  if (options.pty) {
     if (::ioctl(pty_slave, TIOCSCTTY, 0) < 0) fail(1);
     for (int fd = 0; fd < 3; ++fd) ::dup2(pty_slave, fd);
   } else {
@@ -63,10 +70,10 @@ std::vector<char*> c_strings(const std::vector<std::string>& v) {
 
 }  // namespace
 
-Agent spawn_agent(const AgentSpec& spec, SpawnStyle style) {
+Agent spawn_agent(const AgentSpec& spec, const SpawnOptions& options) {
   if (spec.argv.empty()) throw std::invalid_argument("spawn_agent: empty argv");
   UniqueFd master, slave;
-  if (style == SpawnStyle::session_pty) {
+  if (options.pty) {
     int m, s;
     if (::openpty(&m, &s, nullptr, nullptr, nullptr) != 0) throw_sys("openpty");
     master.reset(m);
@@ -78,9 +85,11 @@ Agent spawn_agent(const AgentSpec& spec, SpawnStyle style) {
   auto envp = c_strings(spec.env);
   Pipe err = make_pipe();
 
-  pid_t pid = ::fork();
-  if (pid < 0) throw_sys("fork");
-  if (pid == 0) exec_child(spec, style, slave.get(), err.write.get(), argv.data(), envp.data());
+  // A new PID namespace needs clone(); without flags this is fork().
+  const int ns = options.new_pid_namespace ? CLONE_NEWPID : 0;
+  pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, ns | SIGCHLD, nullptr, nullptr, nullptr, 0));
+  if (pid < 0) throw_sys(ns ? "clone(CLONE_NEWPID)" : "fork");
+  if (pid == 0) exec_child(spec, options, slave.get(), err.write.get(), argv.data(), envp.data());
 
   err.write.reset();
   slave.reset();
@@ -93,8 +102,13 @@ Agent spawn_agent(const AgentSpec& spec, SpawnStyle style) {
   } while (n < 0 && errno == EINTR);
   if (n == static_cast<ssize_t>(sizeof msg)) {
     ::waitpid(pid, nullptr, 0);
-    const std::string steps[] = {"setsid",        "TIOCSCTTY",         "open /dev/null",
-                                 "keep fds open", "chdir " + spec.cwd, "exec"};
+    const std::string steps[] = {"setsid",
+                                 "TIOCSCTTY",
+                                 "open /dev/null",
+                                 "keep fds open",
+                                 "chdir " + spec.cwd,
+                                 "exec",
+                                 "join cgroup " + options.cgroup};
     const std::string& what = steps[msg[0]];
     throw std::runtime_error("cannot start agent '" + spec.argv[0] + "': " + what + ": " +
                              std::strerror(msg[1]));
@@ -104,6 +118,7 @@ Agent spawn_agent(const AgentSpec& spec, SpawnStyle style) {
 
 bool Agent::reap_if_exited() {
   if (reaped_) return true;
+  if (!is_child_) return reaped_ = pidfd_exited(pidfd_.get());
   siginfo_t info{};
   if (::waitid(P_PIDFD, static_cast<id_t>(pidfd_.get()), &info, WEXITED | WNOHANG) < 0) {
     if (errno == ECHILD) return reaped_ = true;

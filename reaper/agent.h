@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -19,17 +20,23 @@ struct AgentSpec {
   int output_fd = -1;             // stdout and stderr when not on a PTY; -1 means /dev/null
 };
 
-// How the agent is started. Both put it in a session of its own, as the seed orchestrator
-// does, so that its pid is also its pgid and sid.
-enum class SpawnStyle {
-  session,      // setsid(); stdio from AgentSpec
-  session_pty,  // the seed: openpty, setsid, the slave as controlling terminal and stdio
+// How the agent is started. Every way puts it in a session of its own, as the seed
+// orchestrator does, so that its pid is also its pgid and sid.
+struct SpawnOptions {
+  bool pty = false;                // the seed: openpty, the slave as controlling terminal and stdio
+  std::string cgroup;              // a cgroup v2 directory the agent joins before exec
+  bool new_pid_namespace = false;  // the agent is PID 1 of a PID namespace of its own
 };
 
 class Agent {
  public:
-  Agent(pid_t pid, UniqueFd pidfd, UniqueFd pty_master)
-      : pid_(pid), pidfd_(std::move(pidfd)), pty_master_(std::move(pty_master)) {}
+  // `is_child`: false when another process (a shim) is the agent's parent; then the agent is
+  // never reaped here, and has exited once its pidfd says so.
+  Agent(pid_t pid, UniqueFd pidfd, UniqueFd pty_master, bool is_child = true)
+      : pid_(pid),
+        pidfd_(std::move(pidfd)),
+        pty_master_(std::move(pty_master)),
+        is_child_(is_child) {}
 
   pid_t pid() const { return pid_; }
   int pidfd() const { return pidfd_.get(); }
@@ -47,10 +54,17 @@ class Agent {
   pid_t pid_;
   UniqueFd pidfd_;
   UniqueFd pty_master_;  // held open: closing it would hang the agent up
+  bool is_child_;
   bool reaped_ = false;
 };
 
 // Forks and execs the agent. Throws std::runtime_error naming the program when exec fails.
-Agent spawn_agent(const AgentSpec& spec, SpawnStyle style);
+Agent spawn_agent(const AgentSpec& spec, const SpawnOptions& options);
+
+// The reaper cannot work on this machine (no writable cgroup v2, say); the case is skipped.
+class Unsupported : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 }  // namespace reaper

@@ -60,7 +60,7 @@ class Cmdline final : public Reaper {
  public:
   Agent spawn(const AgentSpec& spec) override {
     worktree_ = spec.cwd;
-    return spawn_agent(spec, SpawnStyle::session);
+    return spawn_agent(spec, {});
   }
 
   KillReport kill(Agent& agent, std::chrono::milliseconds /*grace: the seed has none*/) override {

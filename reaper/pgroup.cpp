@@ -11,7 +11,7 @@ namespace {
 
 class PGroup final : public Reaper {
  public:
-  Agent spawn(const AgentSpec& spec) override { return spawn_agent(spec, SpawnStyle::session_pty); }
+  Agent spawn(const AgentSpec& spec) override { return spawn_agent(spec, {.pty = true}); }
 
   KillReport kill(Agent& agent, std::chrono::milliseconds grace) override {
     KillReport report;

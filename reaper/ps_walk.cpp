@@ -36,7 +36,7 @@ std::vector<pid_t> ps_descendants(pid_t root) {
 
 class PsWalk final : public Reaper {
  public:
-  Agent spawn(const AgentSpec& spec) override { return spawn_agent(spec, SpawnStyle::session_pty); }
+  Agent spawn(const AgentSpec& spec) override { return spawn_agent(spec, {.pty = true}); }
 
   KillReport kill(Agent& agent, std::chrono::milliseconds grace) override {
     KillReport report;

@@ -16,6 +16,14 @@ const std::vector<ReaperInfo>& builtin_reapers() {
        make_cmdline},
       {"proc-pidfd", "/proc walk, pidfd per member, SIGSTOP to a fixpoint, SIGKILL via pidfd",
        make_proc_pidfd},
+      {"subreaper",
+       "proc-pidfd under a per-agent PR_SET_CHILD_SUBREAPER shim: orphans stay reachable",
+       make_subreaper},
+      {"cgroup",
+       "the agent in a cgroup v2 of its own: SIGTERM, grace, cgroup.kill, wait for populated 0",
+       make_cgroup},
+      {"pidns", "the agent as PID 1 of its own PID namespace: SIGTERM, grace, SIGKILL to the init",
+       make_pidns},
   };
   return all;
 }
