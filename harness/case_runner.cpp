@@ -196,7 +196,10 @@ class Inside {
       // The pid the member wrote is its own namespace's; the kernel told us who sent it.
       if (pid_t ours = translate_announced_pid(a->pid, got.sender); ours != 0) {
         a->pid = ours;
-      } else if (!is_transient(a->role)) {
+      } else if (is_transient(a->role)) {
+        members.push_back(Member{0, a->role, {}});  // exited and reaped already, as it should
+        continue;
+      } else {
         r.verdict = Verdict::setup_error;
         r.reason = "cannot find member " + a->role + " (pid " + std::to_string(a->pid) +
                    " in its namespace, announced by pid " + std::to_string(got.sender) + ")";

@@ -97,7 +97,9 @@ class Reader {
 
   TreeNode node(const toml::table& t, bool is_root, std::set<std::string>& roles) const {
     only_keys(
-        t, {"role", "setsid", "setpgid", "reap", "ignore", "exit_on", "exec", "hold", "children"},
+        t,
+        {"role", "setsid", "setpgid", "reap", "ignore", "exit_on", "exec", "hold", "transient",
+         "stop_self", "storm", "via_shell", "rename", "copies", "chain", "children"},
         "a tree node");
     TreeNode n;
     n.role = string_at(t, "role", true);
