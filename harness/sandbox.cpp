@@ -10,9 +10,11 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 
@@ -25,6 +27,9 @@ namespace reapcheck {
 namespace {
 
 using reaper::UniqueFd;
+
+// Room for the largest scenario (1,000 members and their fork storms) with margin.
+constexpr int kSandboxPidMax = 8192;
 
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path);
@@ -43,6 +48,24 @@ void bring_loopback_up() {
   if (::ioctl(s.get(), SIOCSIFFLAGS, &ifr) < 0) reaper::throw_sys("SIOCSIFFLAGS lo");
 }
 
+// pid_max is per PID namespace from Linux 6.14 on; before that the same file is the host's
+// global limit, which the sandbox must never write.
+bool pid_max_is_per_namespace() {
+  utsname u{};
+  if (::uname(&u) != 0) return false;
+  int major = 0, minor = 0;
+  if (std::sscanf(u.release, "%d.%d", &major, &minor) != 2) return false;
+  return major > 6 || (major == 6 && minor >= 14);
+}
+
+// Caps the number of processes a case can create, so a runaway tree (a fork storm under a bad
+// reaper) cannot exhaust the machine. Only ever written as PID 1 of our own namespace.
+void bound_pids() {
+  if (::getpid() != 1 || !pid_max_is_per_namespace()) return;
+  std::ofstream limit("/proc/sys/kernel/pid_max");
+  limit << kSandboxPidMax;  // best effort: a rootless sandbox may not be allowed to
+}
+
 // PID 1's set-up: private mounts, its own /proc, a session of its own (so the groups and
 // sessions of everything inside are visible inside), loopback up, scratch on tmpfs.
 void enter(const SandboxOptions& options) {
@@ -58,6 +81,7 @@ void enter(const SandboxOptions& options) {
   }
   if (::setsid() < 0) reaper::throw_sys("setsid");
   bring_loopback_up();
+  bound_pids();
 }
 
 // Writes `text` whole, ignoring a reader that went away.

@@ -6,9 +6,12 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -61,6 +64,26 @@ TEST(Sandbox, BodyRunsAsPidOneWithItsOwnProc) {
       options());
   ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
   EXPECT_EQ(out.output, "1 1 1");
+}
+
+TEST(Sandbox, BoundsPidsInsideWithoutTouchingTheHostLimit) {
+  auto read_limit = [] {
+    std::ifstream in("/proc/sys/kernel/pid_max");
+    long v = 0;
+    in >> v;
+    return v;
+  };
+  const long host_before = read_limit();
+  auto out = run_in_sandbox([&] { return std::to_string(read_limit()); }, options());
+  ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
+  EXPECT_EQ(read_limit(), host_before) << "the host's pid_max changed";
+  utsname u{};
+  ::uname(&u);
+  int major = 0, minor = 0;
+  std::sscanf(u.release, "%d.%d", &major, &minor);
+  if (major > 6 || (major == 6 && minor >= 14)) {
+    EXPECT_EQ(out.output, "8192");
+  }
 }
 
 TEST(Sandbox, InsideCannotSignalACanaryOutside) {
