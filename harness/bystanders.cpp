@@ -97,21 +97,27 @@ bool Bystanders::try_place_decoy(pid_t pid, const std::string& role) {
   return true;
 }
 
-void Bystanders::adopt(pid_t pid, const std::string& role, Clock::time_point deadline) {
-  add(pid, role, false);
-  await(pid, deadline);
+void Bystanders::adopt(const std::string& role, Clock::time_point deadline) {
+  auto announced = [&] {
+    return std::find_if(announced_.begin(), announced_.end(),
+                        [&](const auto& a) { return a.second == role; });
+  };
+  while (announced() == announced_.end()) read_announcement(role, deadline);
+  add(announced()->first, role, false);
 }
 
 void Bystanders::await(pid_t pid, Clock::time_point deadline) {
-  while (announced_.count(pid) == 0) {
-    auto got = ready_.next(deadline);
-    if (got.status != LineReader::Status::line) {
-      throw std::runtime_error("bystander pid " + std::to_string(pid) +
-                               " did not announce itself (is " + helper_ + " built?)");
-    }
-    if (auto a = parse_announcement(got.line)) {
-      announced_.insert(translate_announced_pid(a->pid, got.sender));
-    }
+  while (announced_.count(pid) == 0) read_announcement("pid " + std::to_string(pid), deadline);
+}
+
+void Bystanders::read_announcement(const std::string& awaited, Clock::time_point deadline) {
+  auto got = ready_.next(deadline);
+  if (got.status != LineReader::Status::line) {
+    throw std::runtime_error("bystander " + awaited + " did not announce itself (is " + helper_ +
+                             " built?)");
+  }
+  if (auto a = parse_announcement(got.line)) {
+    announced_[translate_announced_pid(a->pid, got.sender)] = a->role;
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,8 +41,9 @@ class Bystanders {
   // also holds `pid` as a process-group id). False while the pid is still taken.
   bool try_place_decoy(pid_t pid, const std::string& role);
 
-  // Registers a bystander the reaper host started, once it has announced itself.
-  void adopt(pid_t pid, const std::string& role, Clock::time_point deadline);
+  // Registers the bystander that announces itself as `role`, started by the reaper host —
+  // perhaps under a supervisor, so not necessarily the process the host spawned.
+  void adopt(const std::string& role, Clock::time_point deadline);
 
   // Waits until every bystander has announced itself (handlers installed).
   void await_ready(Clock::time_point deadline);
@@ -69,13 +71,14 @@ class Bystanders {
   };
   void add(pid_t pid, const std::string& role, bool our_child);
   void await(pid_t pid, Clock::time_point deadline);
+  void read_announcement(const std::string& awaited, Clock::time_point deadline);
   [[noreturn]] void exec_helper(const std::string& role, const std::vector<std::string>& extra,
                                 const std::filesystem::path& cwd, bool own_session) const;
 
   std::string helper_;
   std::filesystem::path log_;
   ReadinessChannel ready_;
-  std::set<pid_t> announced_;
+  std::map<pid_t, std::string> announced_;  // pid → role
   std::vector<Entry> entries_;
 };
 

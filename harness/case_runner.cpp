@@ -14,6 +14,7 @@
 #include "audit.h"
 #include "bystanders.h"
 #include "fixture.h"
+#include "paths.h"
 #include "init_reaping.h"
 #include "interrupt.h"
 #include "line_reader.h"
@@ -56,7 +57,7 @@ std::string describe(const ProcessRecord& p) {
 // The part of a case that runs as PID 1 inside the sandbox.
 class Inside {
  public:
-  Inside(const Scenario& scenario, const reaper::ReaperInfo& reaper, const CaseOptions& options,
+  Inside(const Scenario& scenario, const ReaperChoice& reaper, const CaseOptions& options,
          std::filesystem::path scratch)
       : scenario_(scenario), reaper_(reaper), options_(options), scratch_(std::move(scratch)) {}
 
@@ -87,9 +88,9 @@ class Inside {
       bystanders.start("lookalike", {"tail", "-f", (worktree / "dev.log").string()}, worktree, true,
                        setup_deadline);
     }
-    if (scenario_.has_bystander(BystanderKind::reaper_group)) {
-      bystanders.start("reaper-group", {}, {}, false, setup_deadline);
-    }
+    // Every case has one: a reaper that signals its own group or everything it can see
+    // (kill(0), kill(-1)) must show up as hitting someone else.
+    bystanders.start("reaper-group", {}, {}, false, setup_deadline);
 
     ReadinessChannel ready;
     reaper::AgentSpec spec;
@@ -129,7 +130,7 @@ class Inside {
       r.reason = "the reaper could not spawn the agent: " + spawned.error + log_tail(log);
       return;
     }
-    if (spawned.sibling != 0) bystanders.adopt(spawned.sibling, "sibling-agent", setup_deadline);
+    if (spawned.sibling != 0) bystanders.adopt("sibling-agent", setup_deadline);
 
     std::vector<Member> members;
     if (!collect_members(ready, members, r, log)) return;
@@ -298,12 +299,12 @@ class Inside {
   }
 
   const Scenario& scenario_;
-  const reaper::ReaperInfo& reaper_;
+  const ReaperChoice& reaper_;
   const CaseOptions& options_;
   std::filesystem::path scratch_;
 };
 
-CaseResult run_sandboxed(const Scenario& scenario, const reaper::ReaperInfo& reaper,
+CaseResult run_sandboxed(const Scenario& scenario, const ReaperChoice& reaper,
                          const CaseOptions& options) {
   ScratchDir scratch;
   SandboxOptions sandbox{options.ready + options.grace + options.reaper_deadline + options.settle +
@@ -333,15 +334,19 @@ CaseResult run_sandboxed(const Scenario& scenario, const reaper::ReaperInfo& rea
 CaseResult run_case(const Scenario& scenario, std::string_view reaper_id,
                     const CaseOptions& options) {
   const auto started = Clock::now();
-  const Expectation expectation = scenario.expectation_for(reaper_id);
+  const Expectation expectation =
+      options.expect_pass ? Expectation{} : scenario.expectation_for(reaper_id);
   CaseResult result;
-  const reaper::ReaperInfo* reaper = reaper::find_reaper(reaper_id);
-  if (reaper == nullptr) {
+  const std::optional<ReaperChoice> reaper = resolve_reaper(reaper_id);
+  if (!reaper) {
     result.verdict = Verdict::setup_error;
     result.reason = "unknown reaper '" + std::string(reaper_id) + "'";
   } else if (auto skip = scenario.skip.find(reaper_id); skip != scenario.skip.end()) {
     result.verdict = Verdict::skipped;
     result.reason = "declared not applicable: " + skip->second;
+  } else if (!reaper->needs.empty() && find_in_path(reaper->needs).empty()) {
+    result.verdict = Verdict::skipped;
+    result.reason = reaper->needs + " is not installed (Debian package " + reaper->needs + ")";
   } else {
     try {
       result = run_sandboxed(scenario, *reaper, options);

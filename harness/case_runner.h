@@ -14,6 +14,7 @@ struct CaseOptions {
       1000};  // how long members may take to die after the reaper returns
   std::chrono::milliseconds ready{10000};  // how long the fixture may take to announce its tree
   std::chrono::milliseconds reaper_deadline{10000};  // on top of the grace period
+  bool expect_pass = false;  // ignore declared weaknesses: a CI gate expects pass everywhere
 };
 
 // Runs the case and returns its result, verdict and expectation filled in. Never throws for

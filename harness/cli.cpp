@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -13,7 +14,7 @@
 #include "interrupt.h"
 #include "matrix.h"
 #include "paths.h"
-#include "reaper/reaper.h"
+#include "reaper_catalog.h"
 #include "reports/file_output.h"
 #include "reports/json_report.h"
 #include "reports/junit_report.h"
@@ -35,11 +36,6 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-std::vector<std::string> builtin_ids() {
-  std::vector<std::string> ids;
-  for (const auto& r : reaper::builtin_reapers()) ids.emplace_back(r.id);
-  return ids;
-}
 
 std::vector<Scenario> select_scenarios(const std::filesystem::path& dir,
                                        const std::vector<std::string>& wanted) {
@@ -60,22 +56,43 @@ std::vector<Scenario> select_scenarios(const std::filesystem::path& dir,
   return out;
 }
 
-std::vector<std::string> select_reapers(const std::vector<std::string>& wanted) {
-  if (wanted.empty()) return builtin_ids();
-  for (const auto& id : wanted) {
-    if (reaper::find_reaper(id) == nullptr) {
-      throw UsageError(
-          fmt::format("unknown reaper '{}' (built-in reapers: {})", id, join(builtin_ids())));
+// "@FILE" names a reaper written in FILE: ids such as exec:CMD may hold characters that a
+// build system or a shell would mangle on the way to the command line.
+std::string reaper_id_from(const std::string& arg) {
+  if (arg.empty() || arg[0] != '@') return arg;
+  std::ifstream in(arg.substr(1));
+  if (!in) throw UsageError(fmt::format("cannot read the reaper id from '{}'", arg.substr(1)));
+  std::string id;
+  std::getline(in, id);
+  return id;
+}
+
+std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, bool presets) {
+  std::vector<std::string> out;
+  for (const auto& w : wanted) out.push_back(reaper_id_from(w));
+  if (out.empty()) out = builtin_reaper_ids();
+  if (presets) {
+    for (const auto& id : preset_reaper_ids()) out.push_back(id);
+  }
+  for (const auto& id : out) {
+    if (!resolve_reaper(id)) {
+      throw UsageError(fmt::format("unknown reaper '{}' (valid: {})", id, valid_reaper_ids()));
     }
   }
-  return wanted;
+  return out;
 }
 
 nlohmann::json list_json(const std::vector<Scenario>& scenarios) {
   nlohmann::json j;
   j["reapers"] = nlohmann::json::array();
-  for (const auto& r : reaper::builtin_reapers()) {
-    j["reapers"].push_back({{"id", r.id}, {"technique", r.technique}});
+  for (const auto& r : reaper_catalog()) {
+    if (!r.preset) j["reapers"].push_back({{"id", r.id}, {"technique", r.technique}});
+  }
+  j["presets"] = nlohmann::json::array();
+  for (const auto& r : reaper_catalog()) {
+    if (r.preset) {
+      j["presets"].push_back({{"id", r.id}, {"technique", r.technique}, {"needs", r.needs}});
+    }
   }
   j["scenarios"] = nlohmann::json::array();
   for (const auto& s : scenarios) {
@@ -97,8 +114,17 @@ nlohmann::json list_json(const std::vector<Scenario>& scenarios) {
 }
 
 void print_list(const std::vector<Scenario>& scenarios) {
-  fmt::print("Reapers:\n");
-  for (const auto& r : reaper::builtin_reapers()) fmt::print("  {:<12} {}\n", r.id, r.technique);
+  fmt::print("Reapers (built in):\n");
+  for (const auto& r : reaper_catalog()) {
+    if (!r.preset) fmt::print("  {:<12} {}\n", r.id, r.technique);
+  }
+  fmt::print("\nPresets (--presets, or --reaper ID):\n");
+  for (const auto& r : reaper_catalog()) {
+    if (r.preset) fmt::print("  {:<12} {}\n", r.id, r.technique);
+  }
+  fmt::print("\nAny other reaper: --reaper 'exec:CMD' (run at kill time with {{pid}} {{pgid}} {{sid}} "
+             "{{worktree}} {{grace_s}})\n                  --reaper 'supervise:CMD' (the agent runs "
+             "as CMD AGENT...)\n");
   fmt::print("\nScenarios:\n");
   for (const auto& s : scenarios) {
     fmt::print("  {:<16} {} [{}]\n", s.id, s.description, join(s.tags));
@@ -124,6 +150,8 @@ struct RunArgs {
   int repeat = 1;
   int skip_exit_code = 0;
   bool quiet = false;
+  bool presets = false;
+  bool expect_pass = false;
 };
 
 void write_reports(const RunResult& run, const RunArgs& args) {
@@ -140,13 +168,14 @@ void write_reports(const RunResult& run, const RunArgs& args) {
 int do_run(const std::filesystem::path& scenario_dir, const RunArgs& args) {
   MatrixPlan plan;
   plan.scenarios = select_scenarios(scenario_dir, args.scenarios);
-  plan.reapers = select_reapers(args.reapers);
+  plan.reapers = select_reapers(args.reapers, args.presets);
   if (auto missing = missing_interpreters(plan.scenarios); !missing.empty()) {
     throw UsageError(missing);
   }
   plan.repeat = args.repeat;
   plan.options.grace = std::chrono::milliseconds(args.grace_ms);
   plan.options.settle = std::chrono::milliseconds(args.settle_ms);
+  plan.options.expect_pass = args.expect_pass;
 
   watch_interrupts();
   RunResult run;
@@ -200,7 +229,12 @@ int run_cli(int argc, char** argv) {
   auto* run = app.add_subcommand(
       "run", "Run scenarios × reapers, each case in its own sandbox, and print the matrix");
   run->add_option("--scenario", args.scenarios, "Scenario id (repeatable; default: all)");
-  run->add_option("--reaper", args.reapers, "Reaper id (repeatable; default: every built-in)");
+  run->add_option("--reaper", args.reapers,
+                  "Reaper: a built-in or preset id, 'exec:CMD', 'supervise:CMD', or @FILE holding "
+                  "one of those (repeatable; default: every built-in)");
+  run->add_flag("--presets", args.presets, "Also run every preset (tini, dumb-init, ...)");
+  run->add_flag("--expect-pass", args.expect_pass,
+                "Expect pass in every case, ignoring declared weaknesses (for a CI gate)");
   run->add_option("--json", args.json_file, "Write the results as JSON to FILE");
   run->add_option("--junit", args.junit_file, "Write JUnit XML to FILE");
   run->add_option("--out", args.out_dir, "Write results.json, junit.xml and matrix.txt into DIR");

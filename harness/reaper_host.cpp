@@ -43,7 +43,7 @@ void reap_agents_on_exit(const reaper::Agent& agent, const std::optional<reaper:
   reap_agents(0);  // one may have exited already
 }
 
-[[noreturn]] void host_main(const reaper::ReaperInfo& info, const reaper::AgentSpec& spec,
+[[noreturn]] void host_main(const ReaperChoice& info, const reaper::AgentSpec& spec,
                             const std::optional<reaper::AgentSpec>& sibling_spec,
                             std::chrono::milliseconds grace, int command_fd, int reply_fd) {
   init::reset_in_child();
@@ -68,6 +68,9 @@ void reap_agents_on_exit(const reaper::Agent& agent, const std::optional<reaper:
     // sibling's PTY and hang it up. The runner ends us when the case is over.
     while (::read(command_fd, &c, 1) > 0) {
     }
+  } catch (const reaper::Timeout& e) {
+    send(reply_fd, {{"timeout", e.what()}});
+    ::_exit(1);
   } catch (const reaper::Unsupported& e) {
     send(reply_fd, {{"unsupported", e.what()}});
     ::_exit(1);
@@ -80,7 +83,7 @@ void reap_agents_on_exit(const reaper::Agent& agent, const std::optional<reaper:
 
 }  // namespace
 
-ReaperHost::ReaperHost(const reaper::ReaperInfo& reaper, const reaper::AgentSpec& spec,
+ReaperHost::ReaperHost(const ReaperChoice& reaper, const reaper::AgentSpec& spec,
                        const std::optional<reaper::AgentSpec>& sibling,
                        std::chrono::milliseconds grace)
     : reader_(-1) {
@@ -137,6 +140,9 @@ ReaperHost::Reply ReaperHost::read_reply(Clock::time_point deadline, const char*
   auto message = nlohmann::json::parse(r.line, nullptr, false);
   if (message.is_discarded() || !message.is_object()) {
     reply.error = "the reaper host sent a malformed reply: " + r.line;
+  } else if (message.contains("timeout")) {
+    reply.status = Reply::Status::timeout;
+    reply.error = message["timeout"].get<std::string>();
   } else if (message.contains("unsupported")) {
     reply.status = Reply::Status::unsupported;
     reply.error = message["unsupported"].get<std::string>();

@@ -12,6 +12,7 @@
 
 #include "line_reader.h"
 #include "reaper/reaper.h"
+#include "reaper_catalog.h"
 
 namespace reapcheck {
 
@@ -22,7 +23,7 @@ class ReaperHost {
   // Forks the host, which spawns the agent described by `spec` at once — and, when given, a
   // sibling agent the same way, which the kill must leave alone. The fds in inherit_fds are
   // closed in the host after the spawns, so only the agents hold them.
-  ReaperHost(const reaper::ReaperInfo& reaper, const reaper::AgentSpec& spec,
+  ReaperHost(const ReaperChoice& reaper, const reaper::AgentSpec& spec,
              const std::optional<reaper::AgentSpec>& sibling, std::chrono::milliseconds grace);
   ~ReaperHost();  // kills the host if it is still running
   ReaperHost(const ReaperHost&) = delete;

@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "reaper/reaper.h"
+#include "reaper_catalog.h"
 
 namespace reapcheck {
 namespace {
@@ -238,11 +238,12 @@ class Reader {
   }
 
   void check_reaper(std::string_view id, const toml::source_region& where) const {
-    if (reaper::find_reaper(id) != nullptr) return;
+    for (const auto& r : reaper_catalog()) {
+      if (r.id == id) return;
+    }
     std::string ids;
-    for (const auto& r : reaper::builtin_reapers())
-      ids += (ids.empty() ? "" : ", ") + std::string(r.id);
-    fail(where, fmt::format("unknown reaper '{}' (built-in reapers: {})", id, ids));
+    for (const auto& r : reaper_catalog()) ids += (ids.empty() ? "" : ", ") + r.id;
+    fail(where, fmt::format("unknown reaper '{}' (built-in reapers and presets: {})", id, ids));
   }
 
   Scenario scenario(const toml::table& root) const {

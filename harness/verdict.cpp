@@ -42,9 +42,10 @@ std::string verdict_names() {
 }
 
 Verdict decide(const Evidence& e) {
+  // Harm to a process outside the tree is never masked by the reaper's own failure.
+  if (e.bystanders_hit > 0) return Verdict::bystander_hit;
   if (e.reaper_timed_out) return Verdict::reaper_timeout;
   if (e.reaper_failed) return Verdict::reaper_error;
-  if (e.bystanders_hit > 0) return Verdict::bystander_hit;
   if (e.survivors > 0) return Verdict::leak;
   return Verdict::pass;
 }

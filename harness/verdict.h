@@ -23,8 +23,9 @@ std::optional<Verdict> parse_verdict(std::string_view text);
 // All verdict names, for error messages that list the valid ones.
 std::string verdict_names();
 
-// The most severe verdict the evidence supports: a reaper that both leaked and hit a bystander
-// is reported as bystander-hit, the survivors still listed.
+// The most severe verdict the evidence supports: bystander-hit, then reaper-timeout,
+// reaper-error, leak. A reaper that both failed and hit a bystander is reported as
+// bystander-hit, with everything else still listed.
 struct Evidence {
   bool reaper_timed_out = false;
   bool reaper_failed = false;

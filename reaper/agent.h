@@ -61,6 +61,12 @@ class Agent {
 // Forks and execs the agent. Throws std::runtime_error naming the program when exec fails.
 Agent spawn_agent(const AgentSpec& spec, const SpawnOptions& options);
 
+// The reaper did not finish within its own deadline (an external command that hangs).
+class Timeout : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // The reaper cannot work on this machine (no writable cgroup v2, say); the case is skipped.
 class Unsupported : public std::runtime_error {
  public:

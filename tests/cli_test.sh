@@ -34,7 +34,7 @@ run() {  # run EXPECTED-STATUS ARGS...; stdout in $work/out, stderr in $work/err
 # Bad input: exit 2 and a message that names what was wrong and what is valid.
 run 2 "$bin" run --reaper nope
 check "unknown reaper exits 2" $?
-grep -q "unknown reaper 'nope' (built-in reapers: pgroup, ps-walk, cmdline, proc-pidfd" "$work/err"
+grep -q "unknown reaper 'nope' (valid: pgroup, ps-walk, cmdline, proc-pidfd, subreaper, cgroup, pidns, tini" "$work/err"
 check "unknown reaper lists the valid ones" $?
 
 run 2 "$bin" run --scenario nope
@@ -139,6 +139,32 @@ perl -MJSON::PP -e '
   }
 ' "$work/races.json" 2>"$work/err"
 check "the JSON shows the recycled pid SIGKILLed by ps-walk, the lookalike by cmdline, no sibling hit" $?
+
+# External reapers. kill -9 -1 reaches everything the sandbox holds — the bystander in the reaper
+# host's group included — and nothing outside: a canary started here survives.
+sleep infinity &
+canary=$!
+run 1 "$bin" run --scenario plain-child --reaper 'exec:kill -9 -1'
+check "kill -9 -1 fails the run" $?
+grep -q "bystander-hit, expected pass" "$work/out" || grep -q "BYSTANDER-HIT, expected pass" "$work/out"
+check "kill -9 -1 is bystander-hit" $?
+kill -0 "$canary"
+check "the canary outside the sandbox is untouched" $?
+kill "$canary"
+wait "$canary" 2>/dev/null
+
+# The gate: a leaking reaper, named through @FILE as CMake passes it, with the survivors in the
+# JUnit failure text.
+printf '%s\n' 'exec:/bin/kill -TERM -- -{pgid}; true' >"$work/gate.txt"
+run 1 "$bin" run --scenario setsid-escape --reaper "@$work/gate.txt" --expect-pass \
+  --junit "$work/gate.xml"
+check "a leaking gate fails" $?
+perl -0ne 'exit(m{<failure[^>]*>[^<]*escaped[^<]*</failure>}s ? 0 : 1)' "$work/gate.xml"
+check "the gate's JUnit failure text names the survivor" $?
+run 1 "$bin" run --scenario plain-child --reaper 'exec:exit 3'
+check "a failing exec reaper fails the run" $?
+grep -q "exited with status 3" "$work/out"
+check "its exit status is reported" $?
 
 # Ctrl-C mid-case: exit 130, the finished cases written, nothing left running, no scratch left.
 mkdir -p "$work/tmp"

@@ -23,6 +23,7 @@ TEST(Verdict, DecideTakesTheMostSevereEvidence) {
   EXPECT_EQ(decide({.bystanders_hit = 1, .survivors = 3}), Verdict::bystander_hit);
   EXPECT_EQ(decide({.reaper_failed = true, .survivors = 3}), Verdict::reaper_error);
   EXPECT_EQ(decide({.reaper_timed_out = true, .reaper_failed = true}), Verdict::reaper_timeout);
+  EXPECT_EQ(decide({.reaper_timed_out = true, .bystanders_hit = 1}), Verdict::bystander_hit);
 }
 
 TEST(Verdict, AKnownBadReaperThatPassesIsNotAsExpected) {
