@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "paths.h"
 #include "reaper_catalog.h"
 #include "reports/file_output.h"
+#include "reports/html_report.h"
 #include "reports/json_report.h"
 #include "reports/junit_report.h"
 #include "reports/text_matrix.h"
@@ -35,7 +37,6 @@ std::string join(const std::vector<std::string>& items) {
   for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
   return out;
 }
-
 
 std::vector<Scenario> select_scenarios(const std::filesystem::path& dir,
                                        const std::vector<std::string>& wanted) {
@@ -122,9 +123,10 @@ void print_list(const std::vector<Scenario>& scenarios) {
   for (const auto& r : reaper_catalog()) {
     if (r.preset) fmt::print("  {:<12} {}\n", r.id, r.technique);
   }
-  fmt::print("\nAny other reaper: --reaper 'exec:CMD' (run at kill time with {{pid}} {{pgid}} {{sid}} "
-             "{{worktree}} {{grace_s}})\n                  --reaper 'supervise:CMD' (the agent runs "
-             "as CMD AGENT...)\n");
+  fmt::print(
+      "\nAny other reaper: --reaper 'exec:CMD' (run at kill time with {{pid}} {{pgid}} {{sid}} "
+      "{{worktree}} {{grace_s}})\n                  --reaper 'supervise:CMD' (the agent runs "
+      "as CMD AGENT...)\n");
   fmt::print("\nScenarios:\n");
   for (const auto& s : scenarios) {
     fmt::print("  {:<16} {} [{}]\n", s.id, s.description, join(s.tags));
@@ -162,6 +164,7 @@ void write_reports(const RunResult& run, const RunArgs& args) {
     write_json_report(run, dir / "results.json");
     write_junit_report(run, dir / "junit.xml");
     write_text_file(dir / "matrix.txt", text_matrix(run, false) + text_deviations(run));
+    write_html_report(run, dir / "matrix.html");
   }
 }
 
@@ -179,12 +182,27 @@ int do_run(const std::filesystem::path& scenario_dir, const RunArgs& args) {
 
   watch_interrupts();
   RunResult run;
+  // On a terminal one status line is rewritten in place (done, current, elapsed, time left);
+  // otherwise each finished case is a plain line, for logs.
+  const bool live = ::isatty(STDERR_FILENO) != 0;
+  const auto started = std::chrono::steady_clock::now();
   auto progress = [&](const CaseResult& c, int done, int total) {
     if (args.quiet) return;
-    std::string mark = c.as_expected() ? "ok" : "UNEXPECTED";
-    fmt::print(stderr, "[{}/{}] {} × {}{}: {} ({}) {:.0f} ms\n", done, total, c.scenario, c.reaper,
-               args.repeat > 1 ? fmt::format(" #{}", c.run) : "", to_string(c.verdict), mark,
-               c.case_ms);
+    const std::string mark = c.as_expected() ? "ok" : "UNEXPECTED";
+    const std::string line =
+        fmt::format("[{}/{}] {} × {}{}: {} ({})", done, total, c.scenario, c.reaper,
+                    args.repeat > 1 ? fmt::format(" #{}", c.run) : "", to_string(c.verdict), mark);
+    if (!live) {
+      fmt::print(stderr, "{} {:.0f} ms\n", line, c.case_ms);
+      return;
+    }
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double left = elapsed / done * (total - done);
+    if (!c.as_expected()) fmt::print(stderr, "\r\x1b[K{}\n", line);  // surprises stay on screen
+    fmt::print(stderr, "\r\x1b[K[{}/{}] {:.0f}s elapsed, ~{:.0f}s left — last: {} × {}: {}", done,
+               total, elapsed, left, c.scenario, c.reaper, to_string(c.verdict));
+    if (done == total) fmt::print(stderr, "\r\x1b[K");
   };
   try {
     run_matrix(plan, run, progress);
@@ -253,6 +271,15 @@ int run_cli(int argc, char** argv) {
                   "Exit with N when every case was skipped (CTest's SKIP_RETURN_CODE)");
   run->add_flag("-q,--quiet", args.quiet, "No progress lines");
 
+  auto* report = app.add_subcommand(
+      "report", "Write reports again from a results.json (HTML matrix, JUnit, terminal matrix)");
+  std::string report_input, report_html, report_junit;
+  report->add_option("results", report_input, "A results.json written by `reapcheck run`")
+      ->required()
+      ->check(CLI::ExistingFile);
+  report->add_option("--html", report_html, "Write the HTML matrix to FILE");
+  report->add_option("--junit", report_junit, "Write JUnit XML to FILE");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -268,6 +295,18 @@ int run_cli(int argc, char** argv) {
       } else {
         print_list(scenarios);
       }
+      return kExitOk;
+    }
+    if (*report) {
+      RunResult results;
+      try {
+        results = read_json_report(report_input);
+      } catch (const std::exception& e) {
+        throw UsageError(e.what());
+      }
+      if (!report_html.empty()) write_html_report(results, report_html);
+      if (!report_junit.empty()) write_junit_report(results, report_junit);
+      fmt::print("{}{}", text_matrix(results, use_colour()), text_deviations(results));
       return kExitOk;
     }
     return do_run(scenario_dir, args);

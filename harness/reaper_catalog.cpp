@@ -10,8 +10,7 @@ ReaperChoice exec_choice(std::string id, std::string command, std::string needs,
           [command] { return reaper::make_exec_command(command); }, std::move(needs), preset};
 }
 
-ReaperChoice supervise_choice(std::string id, std::string command, std::string needs,
-                              bool preset) {
+ReaperChoice supervise_choice(std::string id, std::string command, std::string needs, bool preset) {
   return {std::move(id), "supervise: " + command,
           [command] { return reaper::make_supervise(command); }, std::move(needs), preset};
 }
@@ -26,13 +25,12 @@ std::vector<ReaperChoice> build() {
   all.push_back(supervise_choice("tini-group", "tini -s -g --", "tini", true));
   all.push_back(supervise_choice("dumb-init", "dumb-init --", "dumb-init", true));
   all.push_back(supervise_choice("catatonit", "catatonit --", "catatonit", true));
-  all.push_back(supervise_choice(
-      "bwrap", "bwrap --die-with-parent --unshare-pid --dev-bind / / --", "bwrap", true));
+  all.push_back(supervise_choice("bwrap", "bwrap --die-with-parent --unshare-pid --dev-bind / / --",
+                                 "bwrap", true));
   all.push_back(exec_choice(
       "kill-group",
       "/bin/kill -TERM -- -{pgid}; sleep {grace_s}; /bin/kill -KILL -- -{pgid} 2>/dev/null || true",
-      "",
-      true));
+      "", true));
   return all;
 }
 
