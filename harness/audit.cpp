@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "reaper/deadline.h"
 #include "reaper/pidfd.h"
 
 namespace reapcheck {
@@ -31,10 +32,7 @@ AuditResult audit(std::vector<Member>& members, const std::set<pid_t>& outside,
     for (auto* group : {&members, &unannounced}) {
       for (Member& m : *group) {
         if (!m.pidfd) continue;  // already seen dead
-        auto left =
-            std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()),
-                     std::chrono::milliseconds(0));
-        if (reaper::pidfd_wait_exit(m.pidfd.get(), left)) {
+        if (reaper::pidfd_wait_exit(m.pidfd.get(), reaper::time_left(deadline))) {
           last_death = std::max(last_death, Clock::now());
           m.pidfd.reset();
         }

@@ -16,6 +16,7 @@
 #include "paths.h"
 #include "pid_placement.h"
 #include "readiness.h"
+#include "reaper/deadline.h"
 #include "reaper/pidfd.h"
 #include "reaper/proc_table.h"
 #include "reaper/reaper.h"
@@ -180,7 +181,7 @@ void Bystanders::settle(Clock::time_point deadline) const {
       const unsigned long long pending = pending_signals(e.pid);
       if (pending == 0) break;
       if (pending & (1ULL << (SIGKILL - 1))) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        auto left = reaper::time_left(deadline);
         reaper::pidfd_wait_exit(e.pidfd.get(), std::max(left, std::chrono::milliseconds(0)));
       } else {
         ::sched_yield();  // a handler is about to run; there is no event to wait on

@@ -21,6 +21,7 @@
 #include "race.h"
 #include "readiness.h"
 #include "readiness_channel.h"
+#include "reaper/deadline.h"
 #include "reaper/pidfd.h"
 #include "reaper/proc_table.h"
 #include "reaper_host.h"
@@ -238,7 +239,7 @@ class Inside {
     for (Member& m : members) {
       if (is(transient, m.role)) {
         if (!m.pidfd) continue;
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        auto left = reaper::time_left(deadline);
         if (!reaper::pidfd_wait_exit(m.pidfd.get(), std::max(left, std::chrono::milliseconds(0)))) {
           r.verdict = Verdict::setup_error;
           r.reason = "transient member " + m.role + " did not exit before the kill";

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "reaper/deadline.h"
 #include "reaper/sys_error.h"
 
 namespace reapcheck {
@@ -16,10 +17,9 @@ LineReader::Result LineReader::next(std::chrono::steady_clock::time_point deadli
       buffer_.erase(0, nl + 1);
       return r;
     }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    auto left = reaper::time_left(deadline);
     pollfd p{fd_, POLLIN, 0};
-    int rc = ::poll(&p, 1, static_cast<int>(std::max<long>(left.count(), 0)));
+    int rc = ::poll(&p, 1, static_cast<int>(left.count()));
     if (rc < 0) {
       if (errno == EINTR) continue;
       reaper::throw_sys("poll");

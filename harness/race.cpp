@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "reaper/deadline.h"
 #include "reaper/pidfd.h"
 
 namespace reapcheck {
@@ -19,18 +20,13 @@ bool readable_now(int fd) {
   return ::poll(&p, 1, 0) > 0;
 }
 
-int ms_until(Clock::time_point t) {
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
-  return static_cast<int>(std::max<long>(ms, 0));
-}
-
 // Each trigger member exits in turn; returns false when the reaper replied (or the deadline
 // passed) first.
 bool await_triggers(const Race& race, int reply_fd, Clock::time_point deadline) {
   for (int trigger : race.triggers) {
     for (;;) {
       pollfd fds[2] = {{trigger, POLLIN, 0}, {reply_fd, POLLIN, 0}};
-      int rc = ::poll(fds, 2, ms_until(deadline));
+      int rc = ::poll(fds, 2, static_cast<int>(reaper::time_left(deadline).count()));
       if (rc < 0 && errno == EINTR) continue;
       if (rc <= 0) return false;
       if (fds[0].revents & POLLIN) break;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "reaper/deadline.h"
 #include "reaper/proc_table.h"
 #include "reaper/sys_error.h"
 
@@ -47,10 +48,9 @@ ReadinessChannel::ReadinessChannel() {
 
 ReadinessChannel::Message ReadinessChannel::next(std::chrono::steady_clock::time_point deadline) {
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    auto left = reaper::time_left(deadline);
     pollfd p{reader_.get(), POLLIN, 0};
-    int rc = ::poll(&p, 1, static_cast<int>(std::max<long>(left.count(), 0)));
+    int rc = ::poll(&p, 1, static_cast<int>(left.count()));
     if (rc < 0 && errno == EINTR) continue;
     if (rc < 0) reaper::throw_sys("poll(readiness)");
     if (rc == 0) return {LineReader::Status::timeout, {}, 0};

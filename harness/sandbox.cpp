@@ -19,6 +19,7 @@
 #include <fstream>
 
 #include "interrupt.h"
+#include "reaper/deadline.h"
 #include "reaper/pidfd.h"
 #include "reaper/reaper.h"
 #include "reaper/sys_error.h"
@@ -175,8 +176,7 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
   const auto deadline = std::chrono::steady_clock::now() + options.deadline;
   char buf[65536];
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    auto left = reaper::time_left(deadline);
     if (left.count() <= 0) {
       outcome.status = SandboxOutcome::Status::timed_out;
       outcome.output =

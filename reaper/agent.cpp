@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "deadline.h"
 #include "pidfd.h"
 #include "sys_error.h"
 
@@ -128,12 +129,7 @@ bool Agent::reap_if_exited() {
 }
 
 bool Agent::wait_reaping(std::chrono::steady_clock::time_point until) {
-  auto left = [&] {
-    return std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
-                        until - std::chrono::steady_clock::now()),
-                    std::chrono::milliseconds(0));
-  };
-  if (!reaped_ && pidfd_wait_exit(pidfd_.get(), left())) reap_if_exited();
+  if (!reaped_ && pidfd_wait_exit(pidfd_.get(), time_left(until))) reap_if_exited();
   // Exited early or not, the caller's timer runs to its end: it models a runtime timer
   // (setTimeout) in the technique under test, not a wait for an event.
   std::this_thread::sleep_until(until);

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "cgroup_home.h"
+#include "deadline.h"
 #include "pidfd.h"
 #include "strategies.h"
 #include "sys_error.h"
@@ -69,8 +70,7 @@ bool wait_empty(const std::string& cgroup, std::chrono::milliseconds timeout) {
   if (!events) throw_sys("open " + cgroup + "/cgroup.events");
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (populated(cgroup)) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    auto left = time_left(deadline);
     if (left.count() <= 0) return false;
     pollfd p{events.get(), POLLPRI, 0};
     ::poll(&p, 1, static_cast<int>(left.count()));

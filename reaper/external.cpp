@@ -1,6 +1,8 @@
 // Reapers that are other people's programs. `exec:CMD` runs CMD at kill time with the agent's
 // ids filled in, as a kill command or a CLI would be run; `supervise:CMD` starts the agent under
 // CMD (a supervisor such as tini) and kills by signalling the supervisor.
+#include "external.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -9,7 +11,7 @@
 
 #include <string>
 
-#include "external.h"
+#include "deadline.h"
 #include "pidfd.h"
 #include "sys_error.h"
 
@@ -49,8 +51,7 @@ void run_command(const std::string& command, std::chrono::steady_clock::time_poi
   std::string stderr_text;
   bool exited = false;
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    auto left = time_left(deadline);
     if (left.count() <= 0) break;
     pollfd fds[2] = {{err.read.get(), POLLIN, 0}, {pidfd ? pidfd->get() : -1, POLLIN, 0}};
     if (::poll(fds, 2, static_cast<int>(left.count())) < 0 && errno != EINTR) break;

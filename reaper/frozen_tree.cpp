@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "deadline.h"
 #include "pidfd.h"
 #include "proc_table.h"
 #include "sys_error.h"
@@ -74,8 +75,7 @@ int FrozenTree::wait_all_exit(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   int left = 0;
   for (auto& [pid, m] : members_) {
-    auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    auto remaining = time_left(deadline);
     if (!pidfd_wait_exit(m.pidfd.get(), std::max(remaining, std::chrono::milliseconds(0)))) ++left;
   }
   return left;

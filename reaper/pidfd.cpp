@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <string>
 
+#include "deadline.h"
 #include "sys_error.h"
 
 namespace reaper {
@@ -37,8 +38,8 @@ bool pidfd_wait_exit(int pidfd, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   pollfd p{pidfd, POLLIN, 0};
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    int rc = ::poll(&p, 1, static_cast<int>(std::max<long>(left.count(), 0)));
+    auto left = time_left(deadline);
+    int rc = ::poll(&p, 1, static_cast<int>(left.count()));
     if (rc > 0) return true;
     if (rc == 0) return false;
     if (errno != EINTR) throw_sys("poll(pidfd)");

@@ -27,7 +27,7 @@ class Reaper {
 
 struct ReaperInfo {
   std::string_view id;
-  std::string_view technique;  // one line, for `reapcheck list`
+  std::string_view technique;         // one line, for `reapcheck list`
   std::unique_ptr<Reaper> (*make)();  // a plain function: the registry is constant data
 };
 
