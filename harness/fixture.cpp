@@ -20,7 +20,8 @@ nlohmann::json tree_spec(const TreeNode& node) {
   for (auto [key, on] : {std::pair{"transient", node.transient},
                          {"stop_self", node.stop_self},
                          {"storm", node.storm},
-                         {"via_shell", node.via_shell}}) {
+                         {"via_shell", node.via_shell},
+                         {"on_pty", node.on_pty}}) {
     if (on) j[key] = true;
   }
   if (!node.rename.empty()) j["rename"] = node.rename;

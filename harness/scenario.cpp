@@ -99,7 +99,7 @@ class Reader {
     only_keys(
         t,
         {"role", "setsid", "setpgid", "reap", "ignore", "exit_on", "exec", "hold", "transient",
-         "stop_self", "storm", "via_shell", "rename", "copies", "chain", "children"},
+         "stop_self", "storm", "via_shell", "on_pty", "rename", "copies", "chain", "children"},
         "a tree node");
     TreeNode n;
     n.role = string_at(t, "role", true);
@@ -120,8 +120,9 @@ class Reader {
     n.stop_self = bool_at(t, "stop_self", false);
     n.storm = bool_at(t, "storm", false);
     n.via_shell = bool_at(t, "via_shell", false);
+    n.on_pty = bool_at(t, "on_pty", false);
     n.rename = string_at(t, "rename", false);
-    for (const char* key : {"transient", "stop_self", "via_shell"}) {
+    for (const char* key : {"transient", "stop_self", "via_shell", "on_pty"}) {
       if (is_root && bool_at(t, key, false)) {
         fail(t.get(key)->source(), fmt::format("the agent (the tree's root) cannot be '{}'", key));
       }

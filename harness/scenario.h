@@ -28,6 +28,7 @@ struct TreeNode {
   bool stop_self = false;  // announces itself, then stops with SIGSTOP
   bool storm = false;      // answers SIGTERM by forking replacements (bounded) and exiting
   bool via_shell = false;  // started as sh -c 'exec perl ...', as pnpm runs scripts
+  bool on_pty = false;     // runs on a PTY that `script` owns, hung up when `script` dies
   std::string rename;      // rewrites its argv and comm to this
   std::vector<TreeNode> children;
 };

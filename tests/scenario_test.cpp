@@ -122,6 +122,29 @@ TEST(Scenario, BystandersAndTheirRaces) {
   EXPECT_NE(error_of(head + "hold = true\n").find("wait for a race"), std::string::npos);
 }
 
+TEST(Scenario, CopiesAndChainsExpandIntoDistinctRoles) {
+  Scenario s = parse_scenario(
+      "description = \"d\"\n[tree]\nrole = \"agent\"\n"
+      "[[tree.children]]\nrole = \"leaf\"\ncopies = 3\n"
+      "[[tree.children]]\nrole = \"link\"\nchain = 2\n",
+      "scenarios/e.toml");
+  EXPECT_EQ(s.member_count(), 6);
+  ASSERT_EQ(s.tree.children.size(), 4u);
+  EXPECT_EQ(s.tree.children[2].role, "leaf-3");
+  EXPECT_EQ(s.tree.children[3].role, "link-1");
+  EXPECT_EQ(s.tree.children[3].children.at(0).role, "link-2");
+  const std::string head = "description = \"d\"\n[tree]\nrole = \"agent\"\n";
+  EXPECT_NE(error_of(head + "[[tree.children]]\nrole = \"x\"\ncopies = 0\n").find("from 1 to 5000"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "[[tree.children]]\nrole = \"x\"\ncopies = 2\n"
+                            "[[tree.children.children]]\nrole = \"y\"\n")
+                .find("without children"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "transient = true\n").find("cannot be 'transient'"), std::string::npos);
+  EXPECT_NE(error_of(head + "[skip.nobody]\nreason = \"r\"\n").find("unknown reaper 'nobody'"),
+            std::string::npos);
+}
+
 TEST(Scenario, FileNameMustBeAnId) {
   EXPECT_NE(error_of(kValid, "scenarios/Bad Name.toml").find("must be a scenario id"),
             std::string::npos);
