@@ -18,6 +18,7 @@
 #include "interrupt.h"
 #include "line_reader.h"
 #include "paths.h"
+#include "ports.h"
 #include "race.h"
 #include "readiness.h"
 #include "readiness_channel.h"
@@ -56,6 +57,9 @@ std::string describe(const ProcessRecord& p) {
 }
 
 // The part of a case that runs as PID 1 inside the sandbox.
+// Ports handed to a command agent: its own network namespace, so any fixed range is free.
+constexpr int kFirstPort = 41001;
+
 class Inside {
  public:
   Inside(const Scenario& scenario, const ReaperChoice& reaper, const CaseOptions& options,
@@ -93,15 +97,34 @@ class Inside {
     // (kill(0), kill(-1)) must show up as hitting someone else.
     bystanders.start("reaper-group", {}, {}, false, setup_deadline);
 
-    ReadinessChannel ready;
+    ReadinessChannel ready((scratch_ / "ready.sock").string());
     reaper::AgentSpec spec;
     spec.argv = prepare_fixture(scenario_, worktree);
     spec.cwd = worktree.string();
-    spec.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C",
+    spec.env = {"PATH=/usr/local/bin:/usr/bin:/bin",
+                "LC_ALL=C",
                 "REAPCHECK_READY_FD=" + std::to_string(ready.writer()),
-                "REAPCHECK_FIXTURE_LOG=" + log.string(), "REAPCHECK_WORKTREE=" + worktree.string()};
+                "REAPCHECK_READY_SOCKET=" + ready.socket_path(),
+                "REAPCHECK_FIXTURE_LOG=" + log.string(),
+                "REAPCHECK_WORKTREE=" + worktree.string()};
     spec.inherit_fds = {ready.writer()};
     spec.output_fd = log_fd.get();
+    // A command agent gets its ports, and a home of its own so npm touches nothing outside.
+    std::vector<std::pair<int, std::string>> ports;
+    if (scenario_.agent) {
+      int next = kFirstPort;
+      for (const auto& [var, role] : scenario_.agent->ports) {
+        ports.emplace_back(next, role);
+        spec.env.push_back(var + "=" + std::to_string(next++));
+      }
+      std::filesystem::create_directories(scratch_ / "home");
+      for (std::string e : {"HOME=" + (scratch_ / "home").string(),
+                            "npm_config_cache=" + (scratch_ / "npm-cache").string(),
+                            std::string("npm_config_update_notifier=false"),
+                            std::string("npm_config_fund=false")}) {
+        spec.env.push_back(e);
+      }
+    }
 
     std::optional<reaper::AgentSpec> sibling;
     if (scenario_.has_bystander(BystanderKind::sibling_agent)) {
@@ -161,7 +184,11 @@ class Inside {
     r.all_dead_ms = audited.all_dead_ms;
     bystanders.settle(Clock::now() + options_.settle);
     r.bystanders_hit = bystanders.hits();
+    for (const auto& [port, role] : ports) {
+      if (port_accepting(port)) r.open_ports.push_back({port, port_holder(port), role});
+    }
     evidence.survivors = static_cast<int>(r.survivors.size());
+    evidence.open_ports = static_cast<int>(r.open_ports.size());
     evidence.bystanders_hit = static_cast<int>(r.bystanders_hit.size());
     r.verdict = decide(evidence);
     r.reason = explain(r, killed);
@@ -271,9 +298,17 @@ class Inside {
       case Verdict::reaper_error:
         return killed.error;
       case Verdict::leak: {
+        std::string ports;
+        for (const auto& p : r.open_ports) {
+          ports += "port " + std::to_string(p.port) + " (" + p.role +
+                   ") still accepting, held by " +
+                   (p.pid != 0 ? "pid " + std::to_string(p.pid) : "an unknown process") + "; ";
+        }
+        if (r.survivors.empty()) return ports;
         std::string s = std::to_string(r.survivors.size()) +
                         " process(es) of the tree outlived the reaper by " +
                         std::to_string(options_.settle.count()) + " ms: ";
+        s = ports + s;
         for (size_t i = 0; i < r.survivors.size(); ++i) {
           s += (i ? "; " : "") + describe(r.survivors[i]);
         }

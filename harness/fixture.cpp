@@ -25,26 +25,70 @@ nlohmann::json tree_spec(const TreeNode& node) {
     if (on) j[key] = true;
   }
   if (!node.rename.empty()) j["rename"] = node.rename;
+  for (auto [key, on] :
+       {std::pair{"detached", node.detached}, {"unref", node.unref}, {"fork", node.fork}}) {
+    if (on) j[key] = true;
+  }
   j["children"] = nlohmann::json::array();
   for (const auto& c : node.children) j["children"].push_back(tree_spec(c));
   return j;
 }
 
+namespace {
+
+// A command agent's package goes into the worktree, as a checkout would hold it. node_modules
+// (large, installed by set-up) is linked rather than copied.
+void copy_package(const std::filesystem::path& package, const std::filesystem::path& worktree) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(package)) {
+    throw std::runtime_error("fixture package " + package.string() + " does not exist");
+  }
+  for (const auto& entry : fs::directory_iterator(package)) {
+    const auto target = worktree / entry.path().filename();
+    if (entry.path().filename() == "node_modules") {
+      fs::create_directory_symlink(entry.path(), target);
+    } else {
+      fs::copy(entry.path(), target, fs::copy_options::recursive);
+    }
+  }
+}
+
+// The program a scenario needs first, for the missing-interpreter check.
+std::string program_of(const Scenario& s) {
+  if (s.agent) return s.agent->command.front();
+  return s.fixture;  // perl or node
+}
+
+}  // namespace
+
 std::vector<std::string> prepare_fixture(const Scenario& scenario,
                                          const std::filesystem::path& worktree) {
+  if (scenario.agent) {
+    copy_package(fixtures_dir() / "node" / scenario.agent->package, worktree);
+    return scenario.agent->command;
+  }
   std::filesystem::create_directories(worktree / ".reapcheck");
   const auto spec_path = worktree / ".reapcheck" / "spec.json";
   std::ofstream out(spec_path);
   out << tree_spec(scenario.tree).dump(2) << '\n';
   out.close();
   if (!out) reaper::throw_sys("write " + spec_path.string());
+  if (scenario.fixture == "node") {
+    return {find_in_path("node"), (fixtures_dir() / "node" / "tree.js").string(),
+            spec_path.string()};
+  }
   return {find_in_path("perl"), (fixtures_dir() / "perl" / "tree.pl").string(), spec_path.string()};
 }
 
 std::string missing_interpreters(const std::vector<Scenario>& scenarios) {
-  if (scenarios.empty() || !find_in_path("perl").empty()) return {};
-  return "perl is not installed (needed by scenario '" + scenarios.front().id +
-         "' and every perl-fixture scenario); install Debian's perl package";
+  for (const auto& s : scenarios) {
+    const std::string program = program_of(s);
+    if (find_in_path(program).empty()) {
+      return program + " is not installed (needed by scenario '" + s.id +
+             "'); install it (Debian: perl, nodejs npm), or run the other scenarios";
+    }
+  }
+  return {};
 }
 
 }  // namespace reapcheck

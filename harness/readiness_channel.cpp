@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,7 +33,7 @@ pid_t innermost_pid(pid_t pid) {
 
 }  // namespace
 
-ReadinessChannel::ReadinessChannel() {
+ReadinessChannel::ReadinessChannel(const std::string& socket_path) : socket_path_(socket_path) {
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
     reaper::throw_sys("socketpair");
@@ -44,16 +45,59 @@ ReadinessChannel::ReadinessChannel() {
     reaper::throw_sys("SO_PASSCRED");
   }
   ::shutdown(writer_.get(), SHUT_RD);  // one-way: members only write
+  if (socket_path_.empty()) return;
+  listener_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (!listener_ || socket_path_.size() >= sizeof addr.sun_path)
+    reaper::throw_sys("readiness socket");
+  std::memcpy(addr.sun_path, socket_path_.c_str(), socket_path_.size() + 1);
+  if (::bind(listener_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(listener_.get(), 128) != 0) {
+    reaper::throw_sys("listen on " + socket_path_);
+  }
+}
+
+// A connected member's line, complete once it has sent a newline or closed.
+bool ReadinessChannel::next_from_connection(Message& m) {
+  for (auto it = connections_.begin(); it != connections_.end(); ++it) {
+    char buf[512];
+    ssize_t n = ::read(it->fd.get(), buf, sizeof buf);
+    if (n > 0) it->buffer.append(buf, static_cast<size_t>(n));
+    auto nl = it->buffer.find('\n');
+    if (nl == std::string::npos && n != 0) continue;
+    m = {LineReader::Status::line, it->buffer.substr(0, nl), it->peer};
+    connections_.erase(it);  // one line per connection
+    return !m.line.empty();
+  }
+  return false;
 }
 
 ReadinessChannel::Message ReadinessChannel::next(std::chrono::steady_clock::time_point deadline) {
   for (;;) {
     auto left = reaper::time_left(deadline);
-    pollfd p{reader_.get(), POLLIN, 0};
-    int rc = ::poll(&p, 1, static_cast<int>(left.count()));
+    std::vector<pollfd> fds = {{reader_.get(), POLLIN, 0}};
+    if (listener_) fds.push_back({listener_.get(), POLLIN, 0});
+    for (const auto& c : connections_) fds.push_back({c.fd.get(), POLLIN, 0});
+    int rc = ::poll(fds.data(), fds.size(), static_cast<int>(left.count()));
     if (rc < 0 && errno == EINTR) continue;
     if (rc < 0) reaper::throw_sys("poll(readiness)");
     if (rc == 0) return {LineReader::Status::timeout, {}, 0};
+    if (listener_ && (fds[1].revents & POLLIN)) {
+      // The kernel records the connecting process, translated into our namespace.
+      while (true) {
+        reaper::UniqueFd conn(
+            ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+        if (!conn) break;
+        ucred cred{};
+        socklen_t len = sizeof cred;
+        ::getsockopt(conn.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len);
+        connections_.push_back({std::move(conn), cred.pid, {}});
+      }
+    }
+    Message from_connection;
+    if (next_from_connection(from_connection)) return from_connection;
+    if (!(fds[0].revents & (POLLIN | POLLHUP))) continue;
 
     char buf[512];
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))];

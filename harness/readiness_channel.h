@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "line_reader.h"
 #include "reaper/unique_fd.h"
@@ -16,10 +17,13 @@ namespace reapcheck {
 
 class ReadinessChannel {
  public:
-  ReadinessChannel();
+  // With a `socket_path`, members may also connect to a Unix stream socket there and write their
+  // line: a path survives what an inherited fd does not (npm closes the fds it does not know).
+  explicit ReadinessChannel(const std::string& socket_path = {});
 
   int writer() const { return writer_.get(); }  // inherited by the agent's tree
-  void close_writer() { writer_.reset(); }      // then EOF means the whole tree is gone
+  const std::string& socket_path() const { return socket_path_; }
+  void close_writer() { writer_.reset(); }  // then EOF means the whole tree is gone
 
   struct Message {
     LineReader::Status status;
@@ -29,8 +33,18 @@ class ReadinessChannel {
   Message next(std::chrono::steady_clock::time_point deadline);
 
  private:
+  bool next_from_connection(Message& m);
+
   reaper::UniqueFd reader_;
   reaper::UniqueFd writer_;
+  std::string socket_path_;
+  reaper::UniqueFd listener_;
+  struct Connection {
+    reaper::UniqueFd fd;
+    pid_t peer;
+    std::string buffer;
+  };
+  std::vector<Connection> connections_;
 };
 
 // The pid, in this namespace, of the process a member called `announced` in its own: the

@@ -33,6 +33,13 @@ struct BystanderHit {
   std::string sender() const;
 };
 
+// A port the scenario's agent listened on that still accepts connections after the kill.
+struct OpenPort {
+  int port = 0;
+  pid_t pid = 0;  // the holder, 0 when not found
+  std::string role;
+};
+
 // A PID-reuse race: whether the decoy took the recycled id while the reaper was still at work.
 struct RaceRecord {
   std::string kind;       // recycled-pid or recycled-pgid
@@ -55,6 +62,7 @@ struct CaseResult {
   std::vector<ProcessRecord> members;  // the tree as announced, just before the kill
   std::vector<ProcessRecord> survivors;
   std::vector<BystanderHit> bystanders_hit;
+  std::vector<OpenPort> open_ports;
   std::vector<std::string> reaper_steps;  // what the reaper reported doing
   std::optional<RaceRecord> race;
   double kill_ms = 0;       // kill request until the reaper reported done

@@ -42,6 +42,16 @@ void from_json(const nlohmann::json& j, BystanderHit& b) {
   b.si_code = j.value("si_code", 0);
 }
 
+void to_json(nlohmann::json& j, const OpenPort& p) {
+  j = {{"port", p.port}, {"pid", p.pid}, {"role", p.role}};
+}
+
+void from_json(const nlohmann::json& j, OpenPort& p) {
+  j.at("port").get_to(p.port);
+  j.at("pid").get_to(p.pid);
+  j.at("role").get_to(p.role);
+}
+
 void to_json(nlohmann::json& j, const RaceRecord& r) {
   j = {{"kind", r.kind},           {"target", r.target}, {"target_id", r.target_id},
        {"decoy_pid", r.decoy_pid}, {"opened", r.opened}, {"placed_ms", r.placed_ms},
@@ -70,6 +80,7 @@ void to_json(nlohmann::json& j, const CaseResult& c) {
        {"members", c.members},
        {"survivors", c.survivors},
        {"bystanders_hit", c.bystanders_hit},
+       {"open_ports", c.open_ports},
        {"reaper_steps", c.reaper_steps},
        {"race", c.race ? nlohmann::json(*c.race) : nlohmann::json(nullptr)},
        {"timings_ms", {{"kill", c.kill_ms}, {"all_dead", c.all_dead_ms}, {"case", c.case_ms}}}};
@@ -86,6 +97,7 @@ void from_json(const nlohmann::json& j, CaseResult& c) {
   c.members = j.value("members", std::vector<ProcessRecord>{});
   j.at("survivors").get_to(c.survivors);
   j.at("bystanders_hit").get_to(c.bystanders_hit);
+  c.open_ports = j.value("open_ports", std::vector<OpenPort>{});
   c.reaper_steps = j.value("reaper_steps", std::vector<std::string>{});
   if (j.contains("race") && !j["race"].is_null()) c.race = j["race"].get<RaceRecord>();
   const auto& t = j.at("timings_ms");

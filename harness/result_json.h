@@ -12,6 +12,8 @@ void to_json(nlohmann::json& j, const ProcessRecord& p);
 void from_json(const nlohmann::json& j, ProcessRecord& p);
 void to_json(nlohmann::json& j, const BystanderHit& b);
 void from_json(const nlohmann::json& j, BystanderHit& b);
+void to_json(nlohmann::json& j, const OpenPort& p);
+void from_json(const nlohmann::json& j, OpenPort& p);
 void to_json(nlohmann::json& j, const RaceRecord& r);
 void from_json(const nlohmann::json& j, RaceRecord& r);
 void to_json(nlohmann::json& j, const CaseResult& c);

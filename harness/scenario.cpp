@@ -96,11 +96,10 @@ class Reader {
   }
 
   TreeNode node(const toml::table& t, bool is_root, std::set<std::string>& roles) const {
-    only_keys(
-        t,
-        {"role", "setsid", "setpgid", "reap", "ignore", "exit_on", "exec", "hold", "transient",
-         "stop_self", "storm", "via_shell", "on_pty", "rename", "copies", "chain", "children"},
-        "a tree node");
+    only_keys(t, {"role",   "setsid",    "setpgid",   "reap",  "ignore",    "exit_on", "exec",
+                  "hold",   "transient", "stop_self", "storm", "via_shell", "on_pty",  "rename",
+                  "copies", "chain",     "detached",  "unref", "fork",      "children"},
+              "a tree node");
     TreeNode n;
     n.role = string_at(t, "role", true);
     if (n.role.empty() || n.role.find_first_of(" \t\n") != std::string::npos) {
@@ -121,6 +120,9 @@ class Reader {
     n.storm = bool_at(t, "storm", false);
     n.via_shell = bool_at(t, "via_shell", false);
     n.on_pty = bool_at(t, "on_pty", false);
+    n.detached = bool_at(t, "detached", false);
+    n.unref = bool_at(t, "unref", false);
+    n.fork = bool_at(t, "fork", false);
     n.rename = string_at(t, "rename", false);
     for (const char* key : {"transient", "stop_self", "via_shell", "on_pty"}) {
       if (is_root && bool_at(t, key, false)) {
@@ -238,6 +240,48 @@ class Reader {
     return b;
   }
 
+  CommandAgent command_agent(const toml::table& t) const {
+    only_keys(t, {"command", "package", "members", "ports"}, "[agent]");
+    CommandAgent a;
+    a.command = strings_at(t, "command");
+    if (a.command.empty())
+      fail(t.source(), "[agent] needs 'command', the program and its arguments");
+    a.package = string_at(t, "package", true);
+    a.members = strings_at(t, "members");
+    if (a.members.empty())
+      fail(t.source(), "[agent] needs 'members', the roles its processes announce");
+    if (const toml::node* p = t.get("ports")) {
+      if (!p->is_table()) fail(p->source(), "'ports' maps an environment variable to a role");
+      for (const auto& [var, role] : *p->as_table()) {
+        if (!role.is_string()) fail(role.source(), "a port's value is the role listening on it");
+        a.ports.emplace_back(std::string(var.str()), std::string(*role.as_string()));
+      }
+    }
+    return a;
+  }
+
+  // The node tree builder knows spawn's options, not perl's system calls.
+  void node_only(const TreeNode& n) const {
+    if (n.setsid || n.setpgid || n.transient || n.stop_self || n.storm || n.via_shell || n.on_pty ||
+        n.hold || !n.rename.empty() || !n.exec.empty()) {
+      throw ScenarioError(
+          fmt::format("{}: member '{}': the node fixture supports role, detached, "
+                      "unref, fork, ignore, exit_on and children",
+                      file_.string(), n.role));
+    }
+    for (const auto& c : n.children) node_only(c);
+  }
+
+  void perl_only(const TreeNode& n) const {
+    if (n.detached || n.unref || n.fork) {
+      throw ScenarioError(
+          fmt::format("{}: member '{}': detached, unref and fork need "
+                      "fixture = \"node\"; the perl fixture uses setsid",
+                      file_.string(), n.role));
+    }
+    for (const auto& c : n.children) perl_only(c);
+  }
+
   void check_reaper(std::string_view id, const toml::source_region& where) const {
     for (const auto& r : reaper_catalog()) {
       if (r.id == id) return;
@@ -248,16 +292,43 @@ class Reader {
   }
 
   Scenario scenario(const toml::table& root) const {
-    only_keys(root, {"description", "tags", "tree", "bystanders", "known", "skip"}, "the scenario");
+    only_keys(root,
+              {"description", "tags", "tree", "agent", "fixture", "bystanders", "known", "skip"},
+              "the scenario");
     Scenario s;
     s.file = file_;
     s.id = file_.stem().string();
     s.description = string_at(root, "description", true);
     s.tags = strings_at(root, "tags");
     const toml::table* tree = root["tree"].as_table();
-    if (tree == nullptr) fail(root.source(), "missing [tree] table (the agent and its members)");
+    const toml::table* agent = root["agent"].as_table();
+    if ((tree == nullptr) == (agent == nullptr)) {
+      fail(root.source(),
+           "a scenario needs either [tree] (a fixture tree: the agent and its "
+           "members) or [agent] (a command run from a package), not both");
+    }
+    s.fixture = string_at(root, "fixture", false);
+    if (s.fixture.empty()) s.fixture = "perl";
+    if (s.fixture != "perl" && s.fixture != "node") {
+      fail(root.get("fixture")->source(), "'fixture' is perl or node");
+    }
     std::set<std::string> roles;
+    if (agent != nullptr) {
+      s.agent = command_agent(*agent);
+      s.tree.role = "agent";  // the tree is then only the announced roles, flat
+      return finish(s, root);
+    }
     s.tree = node(*tree, true, roles);
+    if (s.fixture == "node") {
+      node_only(s.tree);
+    } else {
+      perl_only(s.tree);
+    }
+    return finish(s, root);
+  }
+
+  // What follows the agent's description: bystanders, expectations and skips.
+  Scenario finish(Scenario& s, const toml::table& root) const {
     if (const toml::node* b = root.get("bystanders")) {
       const toml::array* arr = b->as_array();
       if (arr == nullptr)
@@ -294,7 +365,7 @@ class Reader {
       }
     }
     if (!s.held_roles().empty() && s.race() == nullptr) {
-      fail(tree->source(),
+      fail(root.source(),
            "'hold' members wait for a race: add a recycled-pid or recycled-pgid "
            "bystander");
     }
@@ -325,7 +396,7 @@ Expectation Scenario::expectation_for(std::string_view reaper) const {
 }
 
 int Scenario::member_count() const {
-  return count_members(tree);
+  return agent ? static_cast<int>(agent->members.size()) : count_members(tree);
 }
 
 bool Scenario::has_bystander(BystanderKind kind) const {

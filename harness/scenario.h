@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -30,6 +31,11 @@ struct TreeNode {
   bool via_shell = false;  // started as sh -c 'exec perl ...', as pnpm runs scripts
   bool on_pty = false;     // runs on a PTY that `script` owns, hung up when `script` dies
   std::string rename;      // rewrites its argv and comm to this
+  // The node fixture's child_process options: spawn with detached: true (a session of its own),
+  // unref() the child, or start it with fork() (an IPC channel) instead of spawn.
+  bool detached = false;
+  bool unref = false;
+  bool fork = false;
   std::vector<TreeNode> children;
 };
 
@@ -52,6 +58,17 @@ struct BystanderSpec {
 
 std::string_view to_string(BystanderKind kind);
 
+// An agent that is a real program rather than a fixture tree: a package from fixtures/node is
+// copied into the worktree and `command` is run there. Its processes announce themselves.
+struct CommandAgent {
+  std::vector<std::string> command;  // e.g. npm run dev
+  std::string package;               // a folder of fixtures/node
+  std::vector<std::string> members;  // the roles the package announces
+  // An environment variable the harness sets to a port → the role that listens on it. After
+  // the kill every such port must refuse connections.
+  std::vector<std::pair<std::string, std::string>> ports;
+};
+
 struct Expectation {
   Verdict verdict = Verdict::pass;
   std::string reason;
@@ -62,7 +79,9 @@ struct Scenario {
   std::filesystem::path file;
   std::string description;
   std::vector<std::string> tags;
-  TreeNode tree;
+  TreeNode tree;                      // the fixture tree, unless `agent` is set
+  std::optional<CommandAgent> agent;  // [agent]: a real program instead of a fixture tree
+  std::string fixture = "perl";       // which tree builder runs `tree`: perl or node
   std::vector<BystanderSpec> bystanders;
   std::map<std::string, Expectation, std::less<>> known;  // reaper id → declared weakness
   // reaper id → why the scenario cannot apply to it (the case is skipped with this reason)

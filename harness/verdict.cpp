@@ -46,7 +46,7 @@ Verdict decide(const Evidence& e) {
   if (e.bystanders_hit > 0) return Verdict::bystander_hit;
   if (e.reaper_timed_out) return Verdict::reaper_timeout;
   if (e.reaper_failed) return Verdict::reaper_error;
-  if (e.survivors > 0) return Verdict::leak;
+  if (e.survivors > 0 || e.open_ports > 0) return Verdict::leak;
   return Verdict::pass;
 }
 

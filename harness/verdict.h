@@ -31,6 +31,7 @@ struct Evidence {
   bool reaper_failed = false;
   int bystanders_hit = 0;
   int survivors = 0;
+  int open_ports = 0;  // ports the tree listened on that still accept connections
 };
 Verdict decide(const Evidence& e);
 

@@ -4,12 +4,16 @@
 set -euo pipefail
 
 packages=(
-  cmake g++ make perl procps iproute2 util-linux
+  cmake g++ make perl procps iproute2 util-linux bsdutils
   libboost1.81-dev libboost-filesystem1.81-dev libfmt-dev libgtest-dev libgmock-dev
   libbenchmark-dev libseccomp-dev libtomlplusplus-dev nlohmann-json3-dev libpugixml-dev
   libcli11-dev
   tini dumb-init catatonit bubblewrap
 )
+
+# Node fixtures need node and npm; a machine that already has them (from elsewhere than Debian)
+# keeps its own.
+command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -140,6 +140,21 @@ perl -MJSON::PP -e '
 ' "$work/races.json" 2>"$work/err"
 check "the JSON shows the recycled pid SIGKILLed by ps-walk, the lookalike by cmdline, no sibling hit" $?
 
+# The npm dev-server leak: pgroup leaves the detached watcher, its port still accepting.
+run 0 "$bin" run --scenario npm-dev-server --reaper pgroup --reaper proc-pidfd --json "$work/npm.json"
+check "npm-dev-server meets its expectations" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  my %c = map { ($_->{reaper} => $_) } @{ $r->{cases} };
+  my ($port) = @{ $c{pgroup}{open_ports} };
+  die "no open port under pgroup\n" unless $port && $port->{role} eq "watcher";
+  my ($watcher) = grep { $_->{role} eq "watcher" } @{ $c{pgroup}{survivors} };
+  die "the watcher is not listed as survivor\n" unless $watcher;
+  die "port held by $port->{pid}, watcher is $watcher->{pid}\n" unless $port->{pid} == $watcher->{pid};
+  die "proc-pidfd left ports open\n" if @{ $c{"proc-pidfd"}{open_ports} };
+' "$work/npm.json" 2>"$work/err"
+check "pgroup leaves the watcher and its port; the port's holder is the watcher" $?
+
 # External reapers. kill -9 -1 reaches everything the sandbox holds — the bystander in the reaper
 # host's group included — and nothing outside: a canary started here survives.
 sleep infinity &

@@ -71,7 +71,7 @@ TEST(Scenario, RejectsWhatAFixtureCouldNotBuild) {
             std::string::npos);
   EXPECT_NE(error_of(head + "[[tree.children]]\nsetsid = true\n").find("missing key 'role'"),
             std::string::npos);
-  EXPECT_NE(error_of("description = \"d\"\n").find("missing [tree]"), std::string::npos);
+  EXPECT_NE(error_of("description = \"d\"\n").find("needs either [tree]"), std::string::npos);
   EXPECT_NE(error_of("[tree]\nrole = \"a\"\n").find("missing key 'description'"),
             std::string::npos);
 }
