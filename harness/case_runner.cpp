@@ -118,10 +118,10 @@ class Inside {
         spec.env.push_back(var + "=" + std::to_string(next++));
       }
       std::filesystem::create_directories(scratch_ / "home");
-      for (std::string e : {"HOME=" + (scratch_ / "home").string(),
-                            "npm_config_cache=" + (scratch_ / "npm-cache").string(),
-                            std::string("npm_config_update_notifier=false"),
-                            std::string("npm_config_fund=false")}) {
+      for (const std::string& e : {"HOME=" + (scratch_ / "home").string(),
+                                   "npm_config_cache=" + (scratch_ / "npm-cache").string(),
+                                   std::string("npm_config_update_notifier=false"),
+                                   std::string("npm_config_fund=false")}) {
         spec.env.push_back(e);
       }
     }

@@ -48,6 +48,7 @@ std::vector<Scenario> select_scenarios(const std::filesystem::path& dir,
     auto it = std::find_if(all.begin(), all.end(), [&](const Scenario& s) { return s.id == id; });
     if (it == all.end()) {
       std::vector<std::string> ids;
+      ids.reserve(all.size());
       for (const auto& s : all) ids.push_back(s.id);
       throw UsageError(
           fmt::format("unknown scenario '{}' (scenarios in {}: {})", id, dir.string(), join(ids)));
@@ -70,6 +71,7 @@ std::string reaper_id_from(const std::string& arg) {
 
 std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, bool presets) {
   std::vector<std::string> out;
+  out.reserve(wanted.size());
   for (const auto& w : wanted) out.push_back(reaper_id_from(w));
   if (out.empty()) out = builtin_reaper_ids();
   if (presets) {

@@ -5,12 +5,14 @@
 namespace reapcheck {
 namespace {
 
-ReaperChoice exec_choice(std::string id, std::string command, std::string needs, bool preset) {
+ReaperChoice exec_choice(std::string id, const std::string& command, std::string needs,
+                         bool preset) {
   return {std::move(id), "exec: " + command,
           [command] { return reaper::make_exec_command(command); }, std::move(needs), preset};
 }
 
-ReaperChoice supervise_choice(std::string id, std::string command, std::string needs, bool preset) {
+ReaperChoice supervise_choice(std::string id, const std::string& command, std::string needs,
+                              bool preset) {
   return {std::move(id), "supervise: " + command,
           [command] { return reaper::make_supervise(command); }, std::move(needs), preset};
 }

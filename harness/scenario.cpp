@@ -482,6 +482,7 @@ std::vector<Scenario> load_scenarios(const std::filesystem::path& dir) {
   }
   std::sort(files.begin(), files.end());
   std::vector<Scenario> out;
+  out.reserve(files.size());
   for (const auto& f : files) out.push_back(load_scenario(f));
   return out;
 }
