@@ -82,6 +82,18 @@ std::vector<std::string> prepare_fixture(const Scenario& scenario,
 
 std::string missing_interpreters(const std::vector<Scenario>& scenarios) {
   for (const auto& s : scenarios) {
+    if (s.agent) {
+      // A package with dependencies needs them installed (scripts/setup.sh runs npm ci).
+      const auto dir = fixtures_dir() / "node" / s.agent->package;
+      std::ifstream manifest(dir / "package.json");
+      auto json = nlohmann::json::parse(manifest, nullptr, false);
+      const bool has_deps = !json.is_discarded() &&
+                            (json.contains("dependencies") || json.contains("devDependencies"));
+      if (has_deps && !std::filesystem::is_directory(dir / "node_modules")) {
+        return "scenario '" + s.id + "' needs " + dir.string() +
+               "/node_modules: run scripts/setup.sh (it runs npm ci there)";
+      }
+    }
     const std::string program = program_of(s);
     if (find_in_path(program).empty()) {
       return program + " is not installed (needed by scenario '" + s.id +

@@ -35,5 +35,15 @@ if ((${#missing[@]})); then
 fi
 
 cd "$(dirname "$0")/.."
+# Node fixture packages with dependencies: installed from their lock files, once. Tests never
+# reach the network; this does, through npm's registry.
+for lock in fixtures/node/*/package-lock.json; do
+  dir=$(dirname "$lock")
+  if grep -q '"node_modules/' "$lock" && [ ! -d "$dir/node_modules" ]; then
+    echo "setup: npm ci in $dir" >&2
+    (cd "$dir" && npm ci --silent --no-audit --no-fund) >&2
+  fi
+done
+
 cmake --preset default >/dev/null
 cmake --build --preset default >&2
