@@ -22,7 +22,8 @@ ProcessRecord record_of(const reaper::ProcInfo& info, std::string role) {
 }
 
 AuditResult audit(std::vector<Member>& members, const std::set<pid_t>& outside,
-                  Clock::time_point since, std::chrono::milliseconds settle) {
+                  Clock::time_point since, std::chrono::milliseconds settle,
+                  const std::set<pid_t>* sessions) {
   const auto deadline = Clock::now() + settle;
   auto last_death = since;
   std::vector<Member> unannounced;
@@ -44,6 +45,7 @@ AuditResult audit(std::vector<Member>& members, const std::set<pid_t>& outside,
     bool found_new = false;
     for (const auto& p : table.all()) {
       if (is_dead_state(p.state) || outside.count(p.pid) != 0) continue;
+      if (sessions != nullptr && sessions->count(p.sid) == 0) continue;
       bool known = std::any_of(members.begin(), members.end(),
                                [&](const Member& m) { return m.pid == p.pid; }) ||
                    std::any_of(unannounced.begin(), unannounced.end(),

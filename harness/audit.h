@@ -29,8 +29,11 @@ struct AuditResult {
 // Waits, until `settle` has passed, for every member to die, then scans the sandbox's /proc for
 // any other live process not in `outside` (the runner, the reaper host, bystanders): a process
 // the tree started without announcing it is still part of the tree. Zombies are dead.
+// `sessions`, when given, limits the /proc scan to processes in those sessions: outside a
+// sandbox, not everything alive belongs to the tree.
 AuditResult audit(std::vector<Member>& members, const std::set<pid_t>& outside,
-                  std::chrono::steady_clock::time_point since, std::chrono::milliseconds settle);
+                  std::chrono::steady_clock::time_point since, std::chrono::milliseconds settle,
+                  const std::set<pid_t>* sessions = nullptr);
 
 // A /proc entry as the result model records it.
 ProcessRecord record_of(const reaper::ProcInfo& info, std::string role);

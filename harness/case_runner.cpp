@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -178,8 +180,11 @@ class Inside {
     evidence.reaper_failed = killed.status == ReaperHost::Reply::Status::error;
 
     std::set<pid_t> outside = bystanders.pids_with_ancestors_below(host.pid());
-    outside.insert({1, host.pid()});
-    AuditResult audited = audit(members, outside, kill_start, options_.settle);
+    outside.insert({1, host.pid(), ::getpid()});
+    std::set<pid_t> sessions = {spawned.agent};  // the agent leads its own session
+    for (const auto& m : r.members) sessions.insert(m.sid);
+    AuditResult audited = audit(members, outside, kill_start, options_.settle,
+                                options_.on_host ? &sessions : nullptr);
     r.survivors = std::move(audited.survivors);
     r.all_dead_ms = audited.all_dead_ms;
     bystanders.settle(Clock::now() + options_.settle);
@@ -187,6 +192,7 @@ class Inside {
     for (const auto& [port, role] : ports) {
       if (port_accepting(port)) r.open_ports.push_back({port, port_holder(port), role});
     }
+    if (options_.on_host && !options_.keep) end_survivors(r.survivors, sessions);
     evidence.survivors = static_cast<int>(r.survivors.size());
     evidence.open_ports = static_cast<int>(r.open_ports.size());
     evidence.bystanders_hit = static_cast<int>(r.bystanders_hit.size());
@@ -252,6 +258,17 @@ class Inside {
 
   // Transient members (a double fork's middle) must be gone, and self-stopping ones stopped,
   // before the kill: the tree the reaper meets is then the same every run.
+  // On the host nothing ends a survivor for us: kill each through a pidfd, after checking it
+  // is still in one of the tree's sessions (its pid may have been recycled since the audit).
+  static void end_survivors(const std::vector<ProcessRecord>& survivors,
+                            const std::set<pid_t>& sessions) {
+    for (const auto& s : survivors) {
+      auto fd = reaper::pidfd_open(s.pid);
+      auto now = reaper::ProcTable::read_one(s.pid, reaper::Detail::stat);
+      if (fd && now && sessions.count(now->sid) != 0) reaper::pidfd_signal(fd->get(), SIGKILL);
+    }
+  }
+
   bool is_transient(const std::string& role) const {
     const auto roles = scenario_.transient_roles();
     return std::find(roles.begin(), roles.end(), role) != roles.end();
@@ -385,7 +402,12 @@ CaseResult run_case(const Scenario& scenario, std::string_view reaper_id,
     result.reason = reaper->needs + " is not installed (Debian package " + reaper->needs + ")";
   } else {
     try {
-      result = run_sandboxed(scenario, *reaper, options);
+      if (options.on_host) {
+        ScratchDir scratch;
+        result = Inside(scenario, *reaper, options, scratch.path()).run();
+      } else {
+        result = run_sandboxed(scenario, *reaper, options);
+      }
     } catch (const Interrupted&) {
       throw;
     } catch (const std::exception& e) {
@@ -399,6 +421,17 @@ CaseResult run_case(const Scenario& scenario, std::string_view reaper_id,
   result.expected_reason = expectation.reason;
   result.case_ms = ms_since(started);
   return result;
+}
+
+std::string host_run_refusal(const Scenario& scenario, std::string_view reaper_id) {
+  if (scenario.race() != nullptr) {
+    return "scenario '" + scenario.id +
+           "' places decoys on recycled pids, which only the sandbox may do";
+  }
+  if (reaper_id.substr(0, 5) == "exec:" || reaper_id.substr(0, 10) == "supervise:") {
+    return "an external reaper (" + std::string(reaper_id) + ") runs only inside the sandbox";
+  }
+  return {};
 }
 
 }  // namespace reapcheck

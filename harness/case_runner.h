@@ -15,6 +15,10 @@ struct CaseOptions {
   std::chrono::milliseconds ready{10000};  // how long the fixture may take to announce its tree
   std::chrono::milliseconds reaper_deadline{10000};  // on top of the grace period
   bool expect_pass = false;  // ignore declared weaknesses: a CI gate expects pass everywhere
+  // Outside any sandbox, on the real host (reapcheck reproduce --no-sandbox): the audit looks
+  // only at the tree's sessions, and what survives is killed afterwards unless `keep`.
+  bool on_host = false;
+  bool keep = false;
 };
 
 // Runs the case and returns its result, verdict and expectation filled in. Never throws for
@@ -22,5 +26,8 @@ struct CaseOptions {
 // Throws Interrupted when the user interrupts the run.
 CaseResult run_case(const Scenario& scenario, std::string_view reaper_id,
                     const CaseOptions& options);
+
+// Why a case cannot run outside the sandbox (a PID race, an external command), or empty.
+std::string host_run_refusal(const Scenario& scenario, std::string_view reaper_id);
 
 }  // namespace reapcheck

@@ -20,6 +20,7 @@
 #include "reports/html_report.h"
 #include "reports/json_report.h"
 #include "reports/junit_report.h"
+#include "reports/process_forest.h"
 #include "reports/text_matrix.h"
 #include "summary.h"
 
@@ -228,6 +229,65 @@ int do_run(const std::filesystem::path& scenario_dir, const RunArgs& args) {
   return kExitOk;
 }
 
+struct ReproduceArgs {
+  std::string scenario = "npm-dev-server";
+  std::string reaper = "pgroup";
+  bool no_sandbox = false;
+  bool keep = false;
+  int grace_ms = 300;
+  int settle_ms = 1000;
+};
+
+// The manual reproduction: one case, its leak shown the way a person reads it.
+int do_reproduce(const std::filesystem::path& scenario_dir, const ReproduceArgs& args) {
+  std::vector<Scenario> scenarios = select_scenarios(scenario_dir, {args.scenario});
+  const Scenario& scenario = scenarios.front();
+  const std::string reaper = select_reapers({args.reaper}, false).front();
+  if (auto missing = missing_interpreters(scenarios); !missing.empty()) throw UsageError(missing);
+  CaseOptions options;
+  options.grace = std::chrono::milliseconds(args.grace_ms);
+  options.settle = std::chrono::milliseconds(args.settle_ms);
+  options.on_host = args.no_sandbox;
+  options.keep = args.keep;
+  if (args.no_sandbox) {
+    if (auto refusal = host_run_refusal(scenario, reaper); !refusal.empty()) {
+      throw UsageError("--no-sandbox: " + refusal);
+    }
+    fmt::print(stderr,
+               "reapcheck: --no-sandbox: scenario '{}' runs on THIS machine, not in a sandbox.\n"
+               "  It starts the agent ({}) in a temporary worktree, lets reaper '{}' kill it,\n"
+               "  and signals nothing but the processes it started, through pidfds.\n"
+               "  {}\n",
+               scenario.id, scenario.agent ? join(scenario.agent->command) : "the fixture tree",
+               reaper,
+               args.keep ? "--keep: whatever survives is left running for you to inspect."
+                         : "Whatever survives is killed afterwards (--keep leaves it running).");
+  }
+  watch_interrupts();
+  fmt::print("Reproducing {} with {} ({})...\n", scenario.id, reaper,
+             args.no_sandbox ? "on this machine" : "in a sandbox; pids are the sandbox's");
+  CaseResult c = run_case(scenario, reaper, options);
+  fmt::print("\n{}: {} — {}\n", c.scenario, to_string(c.verdict), c.reason);
+  if (!c.survivors.empty()) fmt::print("\nLeaked processes:\n{}", process_forest(c.survivors));
+  if (!c.open_ports.empty()) {
+    fmt::print("\nPorts still answering:\n");
+    for (const auto& p : c.open_ports) {
+      fmt::print("  127.0.0.1:{} ({}) held by pid {}\n", p.port, p.role, p.pid);
+    }
+  }
+  if (c.survivors.empty() && c.open_ports.empty()) fmt::print("\nNothing leaked.\n");
+  if (!args.no_sandbox) {
+    fmt::print("\nThe sandbox has ended: nothing above is still running.\n");
+  } else if (args.keep && !c.survivors.empty()) {
+    fmt::print("\nLeft running (--keep); end them with: kill -9");
+    for (const auto& s : c.survivors) fmt::print(" {}", s.pid);
+    fmt::print("\n");
+  } else {
+    fmt::print("\nCleaned up: every process the reproduction started has been killed.\n");
+  }
+  return c.as_expected() ? kExitOk : kExitDeviation;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -273,6 +333,21 @@ int run_cli(int argc, char** argv) {
                   "Exit with N when every case was skipped (CTest's SKIP_RETURN_CODE)");
   run->add_flag("-q,--quiet", args.quiet, "No progress lines");
 
+  ReproduceArgs repro;
+  auto* reproduce = app.add_subcommand(
+      "reproduce",
+      "Reproduce one scenario by hand (default: the npm dev-server leak) and show what "
+      "leaked and which ports still answer");
+  reproduce->add_option("scenario", repro.scenario, "Scenario id")->capture_default_str();
+  reproduce->add_option("--reaper", repro.reaper, "Reaper id")->capture_default_str();
+  reproduce->add_flag("--no-sandbox", repro.no_sandbox,
+                      "Run on this machine as a user would see it (built-in reapers and presets "
+                      "only; says what it will do first)");
+  reproduce->add_flag("--keep", repro.keep, "With --no-sandbox: leave the survivors running");
+  reproduce->add_option("--grace", repro.grace_ms, "Grace period in ms")->capture_default_str();
+  reproduce->add_option("--settle", repro.settle_ms, "Settle deadline in ms")
+      ->capture_default_str();
+
   auto* report = app.add_subcommand(
       "report", "Write reports again from a results.json (HTML matrix, JUnit, terminal matrix)");
   std::string report_input, report_html, report_junit;
@@ -299,6 +374,7 @@ int run_cli(int argc, char** argv) {
       }
       return kExitOk;
     }
+    if (*reproduce) return do_reproduce(scenario_dir, repro);
     if (*report) {
       RunResult results;
       try {

@@ -1,11 +1,11 @@
 #include "ports.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -52,20 +52,32 @@ bool port_accepting(int port) {
 pid_t port_holder(int port) {
   const std::set<std::string> inodes = listening_inodes(port);
   if (inodes.empty()) return 0;
-  std::error_code ec;
-  for (const auto& proc : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = proc.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    for (const auto& fd : std::filesystem::directory_iterator(proc.path() / "fd", ec)) {
-      const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
-      // "socket:[12345]"
-      if (target.rfind("socket:[", 0) == 0 &&
-          inodes.count(target.substr(8, target.size() - 9)) != 0) {
-        return static_cast<pid_t>(std::stol(name));
+  // Plain readdir: on a busy host processes vanish mid-scan, and each such error must only skip
+  // that process.
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return 0;
+  pid_t holder = 0;
+  while (dirent* p = ::readdir(proc)) {
+    const std::string pid = p->d_name;
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string fd_dir = "/proc/" + pid + "/fd";
+    DIR* fds = ::opendir(fd_dir.c_str());
+    if (fds == nullptr) continue;
+    while (dirent* f = ::readdir(fds)) {
+      char target[64];
+      ssize_t n = ::readlink((fd_dir + "/" + f->d_name).c_str(), target, sizeof target - 1);
+      if (n <= 0) continue;
+      const std::string link(target, static_cast<size_t>(n));  // "socket:[12345]"
+      if (link.rfind("socket:[", 0) == 0 && inodes.count(link.substr(8, link.size() - 9)) != 0) {
+        holder = static_cast<pid_t>(std::stol(pid));
+        break;
       }
     }
+    ::closedir(fds);
+    if (holder != 0) break;
   }
-  return 0;
+  ::closedir(proc);
+  return holder;
 }
 
 }  // namespace reapcheck

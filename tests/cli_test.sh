@@ -155,6 +155,23 @@ perl -MJSON::PP -e '
 ' "$work/npm.json" 2>"$work/err"
 check "pgroup leaves the watcher and its port; the port's holder is the watcher" $?
 
+# The manual reproduction, in the sandbox and on the host; neither leaves anything running.
+run 0 "$bin" reproduce
+check "reproduce shows the npm dev-server leak" $?
+grep -q "Leaked processes:" "$work/out" && grep -q "watcher.js" "$work/out" &&
+  grep -q "127.0.0.1:41002 (watcher)" "$work/out"
+check "reproduce lists the watcher and its port" $?
+mkdir -p "$work/host"
+run 0 env TMPDIR="$work/host" "$bin" reproduce --no-sandbox
+check "reproduce --no-sandbox runs" $?
+grep -q "runs on THIS machine" "$work/err"
+check "reproduce --no-sandbox says what it will do" $?
+left=$(grep -l -s "$work/hos[t]" /proc/[0-9]*/cmdline || true)
+[ -z "$left" ]
+check "reproduce --no-sandbox leaves nothing running ($left)" $?
+run 2 "$bin" reproduce pid-reuse --no-sandbox
+check "reproduce --no-sandbox refuses a PID race" $?
+
 # External reapers. kill -9 -1 reaches everything the sandbox holds — the bystander in the reaper
 # host's group included — and nothing outside: a canary started here survives.
 sleep infinity &
