@@ -1,5 +1,6 @@
 #include "reaper_catalog.h"
 
+#include "paths.h"
 #include "reaper/external.h"
 
 namespace reapcheck {
@@ -29,6 +30,13 @@ std::vector<ReaperChoice> build() {
   all.push_back(supervise_choice("catatonit", "catatonit --", "catatonit", true));
   all.push_back(supervise_choice("bwrap", "bwrap --die-with-parent --unshare-pid --dev-bind / / --",
                                  "bwrap", true));
+  // tree-kill as node tools use it: SIGTERM to the tree under the agent, then SIGKILL after the
+  // grace period to whatever tree-kill still finds.
+  const std::string tree_kill = (fixtures_dir() / "node" / "tree-kill" / "kill.js").string();
+  all.push_back(exec_choice("tree-kill",
+                            "node " + tree_kill + " {pid} SIGTERM; sleep {grace_s}; node " +
+                                tree_kill + " {pid} SIGKILL 2>/dev/null || true",
+                            "node", true));
   all.push_back(exec_choice(
       "kill-group",
       "/bin/kill -TERM -- -{pgid}; sleep {grace_s}; /bin/kill -KILL -- -{pgid} 2>/dev/null || true",
