@@ -8,7 +8,7 @@ packages=(
   libboost1.81-dev libboost-filesystem1.81-dev libfmt-dev libgtest-dev libgmock-dev
   libbenchmark-dev libseccomp-dev libtomlplusplus-dev nlohmann-json3-dev libpugixml-dev
   libcli11-dev
-  tini dumb-init catatonit bubblewrap
+  tini dumb-init catatonit bubblewrap libxml2-utils
 )
 
 # Node fixtures need node and npm; a machine that already has them (from elsewhere than Debian)
