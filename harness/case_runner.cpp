@@ -416,6 +416,7 @@ CaseResult run_case(const Scenario& scenario, std::string_view reaper_id,
     }
   }
   result.scenario = scenario.id;
+  result.tags = scenario.tags;
   result.reaper = std::string(reaper_id);
   result.expected = expectation.verdict;
   result.expected_reason = expectation.reason;

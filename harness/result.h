@@ -54,6 +54,7 @@ struct RaceRecord {
 struct CaseResult {
   std::string scenario;
   std::string reaper;
+  std::vector<std::string> tags;  // the scenario's
   int run = 1;  // 1-based index under --repeat
   Verdict verdict = Verdict::setup_error;
   Verdict expected = Verdict::pass;

@@ -71,6 +71,7 @@ void from_json(const nlohmann::json& j, RaceRecord& r) {
 void to_json(nlohmann::json& j, const CaseResult& c) {
   j = {{"scenario", c.scenario},
        {"reaper", c.reaper},
+       {"tags", c.tags},
        {"run", c.run},
        {"verdict", to_string(c.verdict)},
        {"expected", to_string(c.expected)},
@@ -89,6 +90,7 @@ void to_json(nlohmann::json& j, const CaseResult& c) {
 void from_json(const nlohmann::json& j, CaseResult& c) {
   j.at("scenario").get_to(c.scenario);
   j.at("reaper").get_to(c.reaper);
+  c.tags = j.value("tags", std::vector<std::string>{});
   c.run = j.value("run", 1);
   c.verdict = verdict_from(j.at("verdict"));
   c.expected = verdict_from(j.at("expected"));

@@ -60,6 +60,9 @@ std::string junit_xml(const RunResult& run) {
       tc.append_attribute("time") = fmt::format("{:.3f}", c->case_ms / 1000).c_str();
       seconds += c->case_ms / 1000;
       auto props = tc.append_child("properties");
+      std::string tags;
+      for (const auto& t : c->tags) tags += (tags.empty() ? "" : ",") + t;
+      add_property(props, "tags", tags);
       add_property(props, "verdict", std::string(to_string(c->verdict)));
       add_property(props, "expected", std::string(to_string(c->expected)));
       if (!c->expected_reason.empty()) add_property(props, "expected_reason", c->expected_reason);

@@ -19,6 +19,7 @@ RunResult sample() {
   leak.reason = "1 process(es) of the tree outlived the reaper";
   leak.survivors = {{5, 1, 5, 5, "S", "escaped", {"perl", "tree.pl", "/tmp/w/spec.json"}}};
   leak.case_ms = 1500;
+  leak.tags = {"escape", "setsid"};
   CaseResult ok;
   ok.scenario = "setsid-escape";
   ok.reaper = "proc-pidfd";
@@ -44,6 +45,11 @@ TEST(JUnit, OneSuitePerReaperAndSurvivorsInTheFailureText) {
   EXPECT_STREQ(tc.attribute("classname").value(), "pgroup");
   EXPECT_STREQ(tc.attribute("name").value(), "setsid-escape");
   EXPECT_STREQ(tc.attribute("time").value(), "1.500");
+  EXPECT_STREQ(tc.child("properties")
+                   .find_child_by_attribute("property", "name", "tags")
+                   .attribute("value")
+                   .value(),
+               "escape,setsid");
   std::string text = tc.child("failure").text().get();
   EXPECT_NE(text.find("escaped"), std::string::npos) << text;
   EXPECT_NE(text.find("perl tree.pl /tmp/w/spec.json"), std::string::npos) << text;
