@@ -26,6 +26,8 @@ AuditResult audit(std::vector<Member>& members, const std::set<pid_t>& outside,
                   const std::set<pid_t>* sessions) {
   const auto deadline = Clock::now() + settle;
   auto last_death = since;
+  std::set<pid_t> known;  // every pid already tracked, announced or found by a scan
+  for (const Member& m : members) known.insert(m.pid);
   std::vector<Member> unannounced;
   reaper::ProcTable table;
 
@@ -46,13 +48,10 @@ AuditResult audit(std::vector<Member>& members, const std::set<pid_t>& outside,
     for (const auto& p : table.all()) {
       if (is_dead_state(p.state) || outside.count(p.pid) != 0) continue;
       if (sessions != nullptr && sessions->count(p.sid) == 0) continue;
-      bool known = std::any_of(members.begin(), members.end(),
-                               [&](const Member& m) { return m.pid == p.pid; }) ||
-                   std::any_of(unannounced.begin(), unannounced.end(),
-                               [&](const Member& m) { return m.pid == p.pid; });
-      if (known) continue;
+      if (known.count(p.pid) != 0) continue;
       if (auto fd = reaper::pidfd_open(p.pid)) {
         unannounced.push_back(Member{p.pid, "unannounced", std::move(*fd)});
+        known.insert(p.pid);
         found_new = true;
       }
     }

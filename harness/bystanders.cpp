@@ -150,13 +150,10 @@ namespace {
 // The signals queued for `pid` and not yet delivered (SigPnd | ShdPnd in /proc/<pid>/status);
 // 0 when there are none or the process is gone.
 unsigned long long pending_signals(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
   unsigned long long pending = 0;
-  while (std::getline(status, line)) {
-    if (line.rfind("SigPnd:", 0) == 0 || line.rfind("ShdPnd:", 0) == 0) {
-      pending |= std::stoull(line.substr(7), nullptr, 16);
-    }
+  for (const char* field : {"SigPnd", "ShdPnd"}) {
+    const std::string mask = reaper::status_field(pid, field);
+    if (!mask.empty()) pending |= std::stoull(mask, nullptr, 16);
   }
   return pending;
 }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "audit.h"
@@ -66,7 +67,12 @@ class Inside {
  public:
   Inside(const Scenario& scenario, const ReaperChoice& reaper, const CaseOptions& options,
          std::filesystem::path scratch)
-      : scenario_(scenario), reaper_(reaper), options_(options), scratch_(std::move(scratch)) {}
+      : scenario_(scenario),
+        reaper_(reaper),
+        options_(options),
+        scratch_(std::move(scratch)),
+        transient_(as_set(scenario.transient_roles())),
+        stopped_(as_set(scenario.stopped_roles())) {}
 
   CaseResult run() {
     CaseResult r;
@@ -269,19 +275,15 @@ class Inside {
     }
   }
 
-  bool is_transient(const std::string& role) const {
-    const auto roles = scenario_.transient_roles();
-    return std::find(roles.begin(), roles.end(), role) != roles.end();
+  static std::set<std::string> as_set(const std::vector<std::string>& roles) {
+    return {roles.begin(), roles.end()};
   }
 
+  bool is_transient(const std::string& role) const { return transient_.count(role) != 0; }
+
   bool await_final_states(std::vector<Member>& members, CaseResult& r, Clock::time_point deadline) {
-    const auto transient = scenario_.transient_roles();
-    const auto stopped = scenario_.stopped_roles();
-    auto is = [](const std::vector<std::string>& roles, const std::string& role) {
-      return std::find(roles.begin(), roles.end(), role) != roles.end();
-    };
     for (Member& m : members) {
-      if (is(transient, m.role)) {
+      if (is_transient(m.role)) {
         if (!m.pidfd) continue;
         auto left = reaper::time_left(deadline);
         if (!reaper::pidfd_wait_exit(m.pidfd.get(), std::max(left, std::chrono::milliseconds(0)))) {
@@ -289,7 +291,7 @@ class Inside {
           r.reason = "transient member " + m.role + " did not exit before the kill";
           return false;
         }
-      } else if (is(stopped, m.role)) {
+      } else if (stopped_.count(m.role) != 0) {
         // No event announces a stop of a process that is not our child: watch /proc.
         for (;;) {
           auto p = reaper::ProcTable::read_one(m.pid, reaper::Detail::stat);
@@ -304,7 +306,7 @@ class Inside {
       }
     }
     // The transient ones are gone: what the reaper must kill is the rest.
-    std::erase_if(members, [&](const Member& m) { return is(transient, m.role); });
+    std::erase_if(members, [&](const Member& m) { return is_transient(m.role); });
     return true;
   }
 
@@ -355,6 +357,8 @@ class Inside {
   const ReaperChoice& reaper_;
   const CaseOptions& options_;
   std::filesystem::path scratch_;
+  const std::set<std::string> transient_;  // roles that exit before the kill
+  const std::set<std::string> stopped_;    // roles that stop themselves before the kill
 };
 
 CaseResult run_sandboxed(const Scenario& scenario, const ReaperChoice& reaper,

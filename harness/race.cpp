@@ -15,11 +15,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool readable_now(int fd) {
-  pollfd p{fd, POLLIN, 0};
-  return ::poll(&p, 1, 0) > 0;
-}
-
 // Each trigger member exits in turn; returns false when the reaper replied (or the deadline
 // passed) first.
 bool await_triggers(const Race& race, int reply_fd, Clock::time_point deadline) {
@@ -79,7 +74,7 @@ ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystan
       // The id is free once the last exit has been reaped (by the member's parent, the reaper
       // host's runtime, or this init); until then clone3 says EEXIST. Spin, yielding the CPU.
       for (;;) {
-        if (readable_now(host.reply_fd())) {
+        if (reaper::wait_readable(host.reply_fd(), std::chrono::milliseconds(0))) {
           rec.detail = "the " + what + " " + std::to_string(rec.target_id) +
                        " was still taken when the reaper reported done";
           break;

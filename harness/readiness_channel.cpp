@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "reaper/deadline.h"
@@ -19,16 +18,10 @@ namespace {
 
 // The last NSpid entry: the pid in the process's own, innermost, namespace.
 pid_t innermost_pid(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("NSpid:", 0) != 0) continue;
-    std::istringstream in(line.substr(6));
-    pid_t p = 0, last = 0;
-    while (in >> p) last = p;
-    return last;
-  }
-  return 0;
+  std::istringstream in(reaper::status_field(pid, "NSpid"));
+  pid_t p = 0, last = 0;
+  while (in >> p) last = p;
+  return last;
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ struct CaseResult {
   std::string scenario;
   std::string reaper;
   std::vector<std::string> tags;  // the scenario's
-  int run = 1;  // 1-based index under --repeat
+  int run = 1;                    // 1-based index under --repeat
   Verdict verdict = Verdict::setup_error;
   Verdict expected = Verdict::pass;
   std::string expected_reason;         // why the scenario file expects a failure, if it does

@@ -33,17 +33,20 @@ bool pidfd_signal(int pidfd, int sig) {
   throw_sys("pidfd_send_signal(" + std::to_string(sig) + ")");
 }
 
-bool pidfd_wait_exit(int pidfd, std::chrono::milliseconds timeout) {
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + timeout;
-  pollfd p{pidfd, POLLIN, 0};
+bool wait_readable(int fd, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  pollfd p{fd, POLLIN, 0};
   for (;;) {
-    auto left = time_left(deadline);
-    int rc = ::poll(&p, 1, static_cast<int>(left.count()));
+    int rc = ::poll(&p, 1, static_cast<int>(time_left(deadline).count()));
     if (rc > 0) return true;
     if (rc == 0) return false;
-    if (errno != EINTR) throw_sys("poll(pidfd)");
+    if (errno != EINTR) throw_sys("poll");
   }
+}
+
+// A pidfd becomes readable when its process exits.
+bool pidfd_wait_exit(int pidfd, std::chrono::milliseconds timeout) {
+  return wait_readable(pidfd, timeout);
 }
 
 bool pidfd_exited(int pidfd) {

@@ -13,6 +13,9 @@ namespace reaper {
 // Opens a pidfd for `pid`; empty when the process is already gone.
 std::optional<UniqueFd> pidfd_open(pid_t pid);
 
+// Waits until `fd` is readable or `timeout` passes; returns whether it became readable.
+bool wait_readable(int fd, std::chrono::milliseconds timeout);
+
 // Sends `sig` through the pidfd. Returns false when the process has already exited.
 bool pidfd_signal(int pidfd, int sig);
 

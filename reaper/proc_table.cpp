@@ -139,6 +139,24 @@ std::vector<std::string> parse_cmdline(std::string_view text) {
   return argv;
 }
 
+std::string status_field(pid_t pid, std::string_view field) {
+  auto text = read_file_at(AT_FDCWD, "/proc/" + std::to_string(pid) + "/status");
+  if (!text) return {};
+  std::string_view rest(*text);
+  while (!rest.empty()) {
+    const size_t end = std::min(rest.find('\n'), rest.size());
+    std::string_view line = rest.substr(0, end);
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+    if (line.size() > field.size() && line.substr(0, field.size()) == field &&
+        line[field.size()] == ':') {
+      line.remove_prefix(field.size() + 1);
+      while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+      return std::string(line);
+    }
+  }
+  return {};
+}
+
 ProcTable ProcTable::read(const std::string& proc_root, Detail detail) {
   UniqueFd proc_fd = open_proc_root(proc_root);
   DIR* dir = ::fdopendir(::dup(proc_fd.get()));

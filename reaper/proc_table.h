@@ -40,6 +40,10 @@ std::optional<StatFields> parse_stat(std::string_view text);
 // Splits /proc/<pid>/cmdline (NUL-separated, usually NUL-terminated) into arguments.
 std::vector<std::string> parse_cmdline(std::string_view text);
 
+// The value of one field of /proc/<pid>/status ("NSpid", "SigPnd", ...), without the name and
+// leading whitespace; empty when the field or the process is absent.
+std::string status_field(pid_t pid, std::string_view field);
+
 class ProcTable {
  public:
   // Reads every numeric entry of `proc_root`. Processes that vanish mid-read are left out.
