@@ -196,7 +196,10 @@ class Inside {
     bystanders.settle(Clock::now() + options_.settle);
     r.bystanders_hit = bystanders.hits();
     for (const auto& [port, role] : ports) {
-      if (port_accepting(port)) r.open_ports.push_back({port, port_holder(port), role});
+      // The holder is looked up before the probe connects: the probe must not be what changes
+      // the answer.
+      const pid_t holder = port_holder(port);
+      if (port_accepting(port)) r.open_ports.push_back({port, holder, role});
     }
     if (options_.on_host && !options_.keep) end_survivors(r.survivors, sessions);
     evidence.survivors = static_cast<int>(r.survivors.size());

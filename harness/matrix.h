@@ -1,4 +1,5 @@
-// Running scenarios × reapers × repeats, one case at a time, reporting progress as it goes.
+// Running scenarios × reapers × repeats, one case at a time or several at once, reporting
+// progress as it goes.
 #pragma once
 
 #include <functional>
@@ -15,13 +16,15 @@ struct MatrixPlan {
   std::vector<Scenario> scenarios;
   std::vector<std::string> reapers;
   int repeat = 1;
+  int jobs = 1;  // cases at once, each in a worker process of its own (case_pool.h)
   CaseOptions options;
 };
 
 // Called after each case with its result, how many are done and the total.
 using Progress = std::function<void(const CaseResult&, int done, int total)>;
 
-// Appends each case to `run` as it finishes, so an interrupted run keeps what it measured.
+// Appends each case to `run` as it finishes, so an interrupted run keeps what it measured; at
+// the end (interrupted or not) the cases are in plan order, whatever order they finished in.
 void run_matrix(const MatrixPlan& plan, RunResult& run, const Progress& progress);
 
 }  // namespace reapcheck

@@ -198,10 +198,20 @@ check "a failing exec reaper fails the run" $?
 grep -q "exited with status 3" "$work/out"
 check "its exit status is reported" $?
 
+# Cases run in parallel are reported in plan order, whatever order they finished in.
+run 0 "$bin" run -j 2 --scenario plain-child --scenario grandchildren --reaper pgroup \
+  --reaper cgroup --json "$work/parallel.json"
+perl -MJSON::PP -e 'my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  my $got = join " ", map { "$_->{scenario}/$_->{reaper}" } @{ $r->{cases} };
+  my $want = "plain-child/pgroup plain-child/cgroup grandchildren/pgroup grandchildren/cgroup";
+  die "order: $got\n" unless $got eq $want' "$work/parallel.json"
+check "a parallel run lists its cases in plan order" $?
+
 # Ctrl-C mid-case: exit 130, the finished cases written, nothing left running, no scratch left.
 mkdir -p "$work/tmp"
 mkfifo "$work/progress"
-TMPDIR="$work/tmp" "$bin" run --scenario plain-child --scenario setsid-escape --reaper pgroup \
+# Two workers: the interrupt goes to reapcheck alone, which must pass it on to the worker.
+TMPDIR="$work/tmp" "$bin" run -j 2 --scenario plain-child --scenario setsid-escape --reaper pgroup \
   --settle 60000 --json "$work/partial.json" 2>"$work/progress" >/dev/null &
 reapcheck_pid=$!
 exec 3<"$work/progress"
