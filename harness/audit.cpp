@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "reaper/deadline.h"
 #include "reaper/pidfd.h"
 
 namespace reapcheck {
@@ -21,26 +20,23 @@ ProcessRecord record_of(const reaper::ProcInfo& info, std::string role) {
                        std::move(role), info.argv};
 }
 
-AuditResult audit(std::vector<Member>& members, const std::set<pid_t>& outside,
+void watch_members(std::vector<Member>& members, DeathWatch& watch) {
+  for (Member& m : members) {
+    if (m.pidfd && m.watch_slot < 0) m.watch_slot = watch.add(m.pidfd.get());
+  }
+}
+
+AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const std::set<pid_t>& outside,
                   Clock::time_point since, std::chrono::milliseconds settle,
                   const std::set<pid_t>* sessions) {
   const auto deadline = Clock::now() + settle;
-  auto last_death = since;
   std::set<pid_t> known;  // every pid already tracked, announced or found by a scan
   for (const Member& m : members) known.insert(m.pid);
   std::vector<Member> unannounced;
   reaper::ProcTable table;
 
   for (;;) {
-    for (auto* group : {&members, &unannounced}) {
-      for (Member& m : *group) {
-        if (!m.pidfd) continue;  // already seen dead
-        if (reaper::pidfd_wait_exit(m.pidfd.get(), reaper::time_left(deadline))) {
-          last_death = std::max(last_death, Clock::now());
-          m.pidfd.reset();
-        }
-      }
-    }
+    watch.wait(deadline);
     // Anything else alive in the sandbox came from the tree too. Look once every member we
     // know of has died, or at the deadline.
     table = reaper::ProcTable::read("/proc", reaper::Detail::full);
@@ -50,7 +46,8 @@ AuditResult audit(std::vector<Member>& members, const std::set<pid_t>& outside,
       if (sessions != nullptr && sessions->count(p.sid) == 0) continue;
       if (known.count(p.pid) != 0) continue;
       if (auto fd = reaper::pidfd_open(p.pid)) {
-        unannounced.push_back(Member{p.pid, "unannounced", std::move(*fd)});
+        const int slot = watch.add(fd->get());
+        unannounced.push_back(Member{p.pid, "unannounced", std::move(*fd), slot});
         known.insert(p.pid);
         found_new = true;
       }
@@ -61,14 +58,16 @@ AuditResult audit(std::vector<Member>& members, const std::set<pid_t>& outside,
   AuditResult result;
   for (auto* group : {&members, &unannounced}) {
     for (const Member& m : *group) {
-      if (!m.pidfd) continue;
+      if (m.watch_slot < 0 || watch.dead(m.watch_slot)) continue;
       const reaper::ProcInfo* p = table.find(m.pid);
       if (p == nullptr || is_dead_state(p->state)) continue;
       result.survivors.push_back(record_of(*p, m.role));
     }
   }
   if (result.survivors.empty()) {
-    result.all_dead_ms = std::chrono::duration<double, std::milli>(last_death - since).count();
+    result.all_dead_ms =
+        std::chrono::duration<double, std::milli>(std::max(since, watch.last_death()) - since)
+            .count();
   }
   return result;
 }

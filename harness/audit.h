@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "death_watch.h"
 #include "reaper/proc_table.h"
 #include "reaper/unique_fd.h"
 #include "result.h"
@@ -19,19 +20,23 @@ struct Member {
   pid_t pid = 0;
   std::string role;
   reaper::UniqueFd pidfd;
+  int watch_slot = -1;  // in the case's DeathWatch; -1 when it was gone before the kill
 };
+
+// Puts every member that still has a pidfd under `watch`.
+void watch_members(std::vector<Member>& members, DeathWatch& watch);
 
 struct AuditResult {
   std::vector<ProcessRecord> survivors;
   double all_dead_ms = -1;  // from `since` to the last death; -1 when something survived
 };
 
-// Waits, until `settle` has passed, for every member to die, then scans the sandbox's /proc for
-// any other live process not in `outside` (the runner, the reaper host, bystanders): a process
-// the tree started without announcing it is still part of the tree. Zombies are dead.
+// Waits, until `settle` has passed, for every member in `watch` to die, then scans the sandbox's
+// /proc for any other live process not in `outside` (the runner, the reaper host, bystanders): a
+// process the tree started without announcing it is still part of the tree. Zombies are dead.
 // `sessions`, when given, limits the /proc scan to processes in those sessions: outside a
 // sandbox, not everything alive belongs to the tree.
-AuditResult audit(std::vector<Member>& members, const std::set<pid_t>& outside,
+AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const std::set<pid_t>& outside,
                   std::chrono::steady_clock::time_point since, std::chrono::milliseconds settle,
                   const std::set<pid_t>* sessions = nullptr);
 

@@ -148,6 +148,7 @@ class Inside {
       sibling->output_fd = log_fd.get();
     }
 
+    const auto tree_start = Clock::now();
     ReaperHost host(reaper_, spec, sibling, options_.grace);
     ready.close_writer();  // the agent's tree holds the only write ends now: EOF means it died
 
@@ -167,6 +168,7 @@ class Inside {
     std::vector<Member> members;
     if (!collect_members(ready, members, r, log)) return;
     if (!await_final_states(members, r, setup_deadline)) return;
+    r.tree_ms = ms_since(tree_start);
 
     const reaper::ProcTable before = reaper::ProcTable::read();
     for (const Member& m : members) {
@@ -174,9 +176,11 @@ class Inside {
     }
     std::optional<Race> race = plan_race(scenario_, members, before);
 
+    DeathWatch deaths;
+    watch_members(members, deaths);
     const auto kill_start = Clock::now();
     host.request_kill();
-    auto killed = await_kill(host, race, bystanders, kill_start,
+    auto killed = await_kill(host, race, bystanders, deaths, kill_start,
                              kill_start + options_.grace + options_.reaper_deadline);
     r.kill_ms = ms_since(kill_start);
     r.reaper_steps = killed.steps;
@@ -189,7 +193,7 @@ class Inside {
     outside.insert({1, host.pid(), ::getpid()});
     std::set<pid_t> sessions = {spawned.agent};  // the agent leads its own session
     for (const auto& m : r.members) sessions.insert(m.sid);
-    AuditResult audited = audit(members, outside, kill_start, options_.settle,
+    AuditResult audited = audit(members, deaths, outside, kill_start, options_.settle,
                                 options_.on_host ? &sessions : nullptr);
     r.survivors = std::move(audited.survivors);
     r.all_dead_ms = audited.all_dead_ms;

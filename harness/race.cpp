@@ -62,7 +62,8 @@ std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member
 }
 
 ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystanders& bystanders,
-                             Clock::time_point since, Clock::time_point deadline) {
+                             DeathWatch& watch, Clock::time_point since,
+                             Clock::time_point deadline) {
   if (race) {
     RaceRecord& rec = race->record;
     const std::string what = rec.kind == "recycled-pid" ? "pid" : "process group id";
@@ -96,6 +97,7 @@ ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystan
     }
     for (int fd : race->held) reaper::pidfd_signal(fd, SIGUSR1);
   }
+  watch.wait(deadline, host.reply_fd());
   return host.wait_killed(deadline);
 }
 

@@ -26,9 +26,10 @@ struct Race {
 std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member>& members,
                               const reaper::ProcTable& before);
 
-// Waits for the reaper host's reply to "kill", running `race` (when there is one) meanwhile.
+// Waits for the reaper host's reply to "kill", running `race` (when there is one) meanwhile
+// and timing the deaths `watch` sees.
 ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystanders& bystanders,
-                             std::chrono::steady_clock::time_point since,
+                             DeathWatch& watch, std::chrono::steady_clock::time_point since,
                              std::chrono::steady_clock::time_point deadline);
 
 }  // namespace reapcheck

@@ -66,6 +66,7 @@ struct CaseResult {
   std::vector<OpenPort> open_ports;
   std::vector<std::string> reaper_steps;  // what the reaper reported doing
   std::optional<RaceRecord> race;
+  double tree_ms = 0;       // agent spawn request until every member announced itself
   double kill_ms = 0;       // kill request until the reaper reported done
   double all_dead_ms = -1;  // kill request until the last member died; -1 if some never did
   double case_ms = 0;       // the whole case, sandbox set-up to teardown

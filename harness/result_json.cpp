@@ -84,7 +84,11 @@ void to_json(nlohmann::json& j, const CaseResult& c) {
        {"open_ports", c.open_ports},
        {"reaper_steps", c.reaper_steps},
        {"race", c.race ? nlohmann::json(*c.race) : nlohmann::json(nullptr)},
-       {"timings_ms", {{"kill", c.kill_ms}, {"all_dead", c.all_dead_ms}, {"case", c.case_ms}}}};
+       {"timings_ms",
+        {{"tree", c.tree_ms},
+         {"kill", c.kill_ms},
+         {"all_dead", c.all_dead_ms},
+         {"case", c.case_ms}}}};
 }
 
 void from_json(const nlohmann::json& j, CaseResult& c) {
@@ -106,6 +110,7 @@ void from_json(const nlohmann::json& j, CaseResult& c) {
   t.at("kill").get_to(c.kill_ms);
   t.at("all_dead").get_to(c.all_dead_ms);
   c.case_ms = t.value("case", 0.0);
+  c.tree_ms = t.value("tree", 0.0);
 }
 
 void to_json(nlohmann::json& j, const RunResult& r) {

@@ -66,6 +66,7 @@ std::string junit_xml(const RunResult& run) {
       add_property(props, "verdict", std::string(to_string(c->verdict)));
       add_property(props, "expected", std::string(to_string(c->expected)));
       if (!c->expected_reason.empty()) add_property(props, "expected_reason", c->expected_reason);
+      add_property(props, "tree_ms", fmt::format("{:.1f}", c->tree_ms));
       add_property(props, "kill_ms", fmt::format("{:.1f}", c->kill_ms));
       add_property(props, "all_dead_ms", fmt::format("{:.1f}", c->all_dead_ms));
       if (c->verdict == Verdict::skipped) {
