@@ -1,102 +1,49 @@
-// The /proc snapshot against `ps -ax -o pid,ppid` (what the seed reaper runs), at a process
-// count set by REAPCHECK_BENCH_PROCS (default 1,000 processes in the table).
+// The /proc snapshot against `ps -ax -o pid,ppid` (what the seed reaper runs) at 100, 1,000 and
+// 5,000 processes, and the floor for any snapshot that opens a file per process.
 //
-// Extra processes are children of this benchmark that wait on a pipe; they are killed through
-// pidfds and reaped when it ends.
+// Run it in a PID namespace of its own, so that /proc holds exactly the population:
+//   unshare --pid --fork --mount-proc build/bin/snapshot_bench
+// Outside one, the host's processes count too and the smaller sizes are not reached.
 #include <benchmark/benchmark.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <sstream>
-#include <vector>
-
-#include "reaper/pidfd.h"
+#include "harness/bench_population.h"
+#include "harness/bench_snapshot.h"
 #include "reaper/proc_table.h"
 
 namespace {
 
-class Population {
- public:
-  explicit Population(int target) {
-    reaper::Pipe hold = reaper::make_pipe();
-    int present =
-        static_cast<int>(reaper::ProcTable::read("/proc", reaper::Detail::stat).all().size());
-    for (int i = present; i < target; ++i) {
-      pid_t p = ::fork();
-      if (p == 0) {
-        hold.write.reset();
-        char c;
-        (void)!::read(hold.read.get(), &c, 1);  // returns when the benchmark closes its end
-        ::_exit(0);
-      }
-      if (auto fd = reaper::pidfd_open(p)) children_.push_back({p, std::move(*fd)});
-    }
-    hold_ = std::move(hold.write);
-  }
-  ~Population() {
-    hold_.reset();
-    for (auto& c : children_) {
-      reaper::pidfd_signal(c.fd.get(), SIGKILL);
-      ::waitpid(c.pid, nullptr, 0);
-    }
-  }
-
- private:
-  struct Child {
-    pid_t pid;
-    reaper::UniqueFd fd;
-  };
-  std::vector<Child> children_;
-  reaper::UniqueFd hold_;
-};
-
-int target_procs() {
-  const char* v = std::getenv("REAPCHECK_BENCH_PROCS");
-  return v != nullptr ? std::atoi(v) : 1000;
-}
-
-Population& population() {
-  static Population p(target_procs());
-  return p;
-}
-
 void BM_ProcSnapshotStat(benchmark::State& state) {
-  population();
+  reapcheck::Population population(static_cast<int>(state.range(0)));
   size_t n = 0;
   for (auto _ : state) n = reaper::ProcTable::read("/proc", reaper::Detail::stat).all().size();
   state.counters["processes"] = static_cast<double>(n);
 }
 
 void BM_ProcSnapshotFull(benchmark::State& state) {
-  population();
+  reapcheck::Population population(static_cast<int>(state.range(0)));
   size_t n = 0;
   for (auto _ : state) n = reaper::ProcTable::read("/proc", reaper::Detail::full).all().size();
   state.counters["processes"] = static_cast<double>(n);
 }
 
 void BM_PsAxPidPpid(benchmark::State& state) {
-  population();
+  reapcheck::Population population(static_cast<int>(state.range(0)));
   size_t n = 0;
-  for (auto _ : state) {
-    FILE* ps = ::popen("ps -ax -o pid,ppid", "r");
-    char line[256];
-    n = 0;
-    while (std::fgets(line, sizeof line, ps) != nullptr) {
-      std::istringstream in(line);
-      pid_t pid, ppid;
-      if (in >> pid >> ppid) ++n;
-    }
-    ::pclose(ps);
-  }
+  for (auto _ : state) n = reapcheck::ps_snapshot();
   state.counters["processes"] = static_cast<double>(n);
 }
 
-BENCHMARK(BM_ProcSnapshotStat)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_ProcSnapshotFull)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_PsAxPidPpid)->Unit(benchmark::kMicrosecond);
+void BM_OpenCloseFloor(benchmark::State& state) {
+  reapcheck::Population population(static_cast<int>(state.range(0)));
+  size_t n = 0;
+  for (auto _ : state) n = reapcheck::open_floor_snapshot();
+  state.counters["processes"] = static_cast<double>(n);
+}
+
+BENCHMARK(BM_ProcSnapshotStat)->Arg(100)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ProcSnapshotFull)->Arg(100)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PsAxPidPpid)->Arg(100)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_OpenCloseFloor)->Arg(100)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "bench_command.h"
 #include "fixture.h"
 #include "interrupt.h"
 #include "matrix.h"
@@ -370,6 +371,23 @@ int run_cli(int argc, char** argv) {
   report->add_option("--html", report_html, "Write the HTML matrix to FILE");
   report->add_option("--junit", report_junit, "Write JUnit XML to FILE");
 
+  BenchArgs bench_args;
+  bench_args.jobs = default_jobs();
+  auto* bench = app.add_subcommand(
+      "bench",
+      "Measure snapshot cost, each built-in reaper's kill-to-all-dead time on wide trees and a "
+      "deep chain, the harness's overhead per case and the matrix's wall time, against the "
+      "targets; writes bench.json, bench.md (the table) and bench.svg (the plot)");
+  bench->add_flag("--quick", bench_args.quick,
+                  "Trees up to 1,000 members, one run each, no matrix: under a minute");
+  bench->add_option("--json", bench_args.json_file,
+                    "Write the JSON here instead of DIR/bench.json");
+  bench->add_option("--out", bench_args.out_dir, "Directory for bench.json, bench.md, bench.svg")
+      ->capture_default_str();
+  bench->add_option("-j,--jobs", bench_args.jobs, "Workers for the matrix run")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -388,6 +406,7 @@ int run_cli(int argc, char** argv) {
       return kExitOk;
     }
     if (*reproduce) return do_reproduce(scenario_dir, repro);
+    if (*bench) return run_bench(scenario_dir, bench_args);
     if (*report) {
       RunResult results;
       try {

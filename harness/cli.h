@@ -1,4 +1,4 @@
-// The command line: `reapcheck list` and `reapcheck run`.
+// The command line: `reapcheck list`, `run`, `reproduce`, `report` and `bench`.
 #pragma once
 
 namespace reapcheck {

@@ -1,0 +1,115 @@
+#include "bench_command.h"
+
+#include <fmt/format.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "bench_reap.h"
+#include "bench_snapshot.h"
+#include "cli.h"
+#include "interrupt.h"
+#include "matrix.h"
+#include "reaper_catalog.h"
+#include "reports/bench_markdown.h"
+#include "reports/bench_plot.h"
+#include "reports/file_output.h"
+#include "summary.h"
+
+namespace reapcheck {
+namespace {
+
+std::string machine_line(int jobs) {
+  utsname u{};
+  ::uname(&u);
+  return fmt::format("{} CPUs online, Linux {} ({}); matrix workers: {}",
+                     ::sysconf(_SC_NPROCESSORS_ONLN), u.release, u.machine, jobs);
+}
+
+}  // namespace
+
+int run_bench(const std::filesystem::path& scenario_dir, const BenchArgs& args) {
+  watch_interrupts();
+  const auto started = std::chrono::steady_clock::now();
+  auto note = [&](const std::string& line) {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    fmt::print(stderr, "[{:5.1f}s] {}\n", s, line);
+  };
+
+  BenchResult result;
+  result.quick = args.quick;
+  result.machine = machine_line(args.jobs);
+
+  const std::vector<int> snapshot_sizes =
+      args.quick ? std::vector<int>{1000} : std::vector<int>{100, 1000, 5000};
+  for (int n : snapshot_sizes) {
+    const SnapshotCost c = measure_snapshot(n, args.quick ? 5 : 15);
+    note(fmt::format("snapshot, {} processes: /proc {:.0f} µs, ps {:.0f} µs ({:.1f}×)", c.processes,
+                     c.proc_us, c.ps_us, c.ps_us / c.proc_us));
+    result.snapshots.push_back(c);
+  }
+
+  std::vector<std::string> reapers = {std::string(kBareCgroupKill)};
+  for (const auto& id : builtin_reaper_ids()) reapers.push_back(id);
+  std::vector<std::pair<std::string, int>> trees;
+  for (int n : args.quick ? std::vector<int>{10, 100, 1000} : std::vector<int>{10, 100, 1000, 5000})
+    trees.emplace_back("wide", n);
+  trees.emplace_back("chain", 200);
+  CaseOptions options;
+  options.ready = std::chrono::minutes(2);  // 5,000 perl processes take a while to announce
+  options.settle = std::chrono::seconds(10);
+  bool all_killed = true;
+  for (const auto& [shape, members] : trees) {
+    const Scenario scenario = bench_scenario(shape, members);
+    const int runs = args.quick || members > 1000 ? 1 : 3;
+    for (const auto& reaper : reapers) {
+      ReapSample s = measure_reap(reaper, scenario, runs, options);
+      note(fmt::format(
+          "reap, {} × {} {}: {} ({} run{})", reaper, shape, members,
+          s.ms >= 0 ? fmt::format("all dead in {:.1f} ms", s.ms) : "NOT all dead: " + s.verdict,
+          runs, runs > 1 ? "s" : ""));
+      all_killed = all_killed && s.verdict == "pass";
+      result.reap.push_back(std::move(s));
+    }
+  }
+
+  const Overhead overhead = measure_case_overhead(args.quick ? 5 : 15);
+  result.case_overhead_ms = overhead.overhead_ms;
+  result.case_ms = overhead.case_ms;
+  note(fmt::format("harness overhead per case: {:.1f} ms (whole trivial case {:.1f} ms)",
+                   overhead.overhead_ms, overhead.case_ms));
+
+  result.matrix_jobs = args.jobs;
+  if (!args.quick) {
+    MatrixPlan plan;
+    plan.scenarios = load_scenarios(scenario_dir);
+    plan.reapers = builtin_reaper_ids();
+    plan.jobs = args.jobs;
+    RunResult run;
+    run_matrix(plan, run, nullptr);
+    result.matrix_wall_s = run.wall_s;
+    result.matrix_cases = static_cast<int>(run.cases.size());
+    const Summary summary = summarise(run);
+    for (const auto& c : run.cases) result.matrix_unexpected += c.as_expected() ? 0 : 1;
+    note(fmt::format("built-in matrix: {} cases in {:.1f} s on {} workers{}", run.cases.size(),
+                     run.wall_s, args.jobs, summary.ok() ? "" : " (deviations!)"));
+  }
+
+  evaluate_targets(result);
+  const std::string markdown = bench_markdown(result);
+  const std::filesystem::path dir(args.out_dir);
+  const nlohmann::json j = result;
+  const std::filesystem::path json_file =
+      args.json_file.empty() ? dir / "bench.json" : std::filesystem::path(args.json_file);
+  write_text_file(json_file, j.dump(2) + "\n");
+  write_text_file(dir / "bench.md", markdown);
+  write_text_file(dir / "bench.svg", bench_plot_svg(result));
+  fmt::print("{}", markdown);
+  fmt::print(stderr, "Wrote {}, {} and {}\n", json_file.string(), (dir / "bench.md").string(),
+             (dir / "bench.svg").string());
+  return all_killed && result.matrix_unexpected == 0 ? kExitOk : kExitDeviation;
+}
+
+}  // namespace reapcheck

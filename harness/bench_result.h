@@ -1,0 +1,68 @@
+// The benchmark's results: what `reapcheck bench` measures and writes to bench.json, the
+// Markdown table and the plot.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace reapcheck {
+
+struct SnapshotCost {
+  int processes = 0;         // in the table, as the snapshot saw it
+  double proc_us = 0;        // ProcTable::read, stat only: what a reaper needs for the tree
+  double proc_full_us = 0;   // with argv and cwd, as the audit reads it
+  double ps_us = 0;          // spawning ps -ax -o pid,ppid and parsing its output
+  double open_floor_us = 0;  // listing /proc and opening and closing each <pid>/stat, no read
+  int iterations = 0;        // each figure is the median of this many
+};
+
+// One reaper on one tree: the median over `runs` cases.
+struct ReapSample {
+  std::string reaper;  // a built-in id, or "cgroup.kill" for the bare kernel baseline
+  std::string shape;   // "wide" (the agent and members-1 children) or "chain"
+  int members = 0;
+  double ms = -1;         // kill request until the last member died; -1 if some never did
+  double reaper_ms = -1;  // kill request until the reaper returned
+  int runs = 0;
+  std::string verdict;  // of the last run: anything but pass makes `ms` suspect
+};
+
+// A target of the benchmark issue, as a ratio measured in this run.
+struct TargetCheck {
+  std::string name;      // "snapshot vs ps at 1,000 processes"
+  std::string relation;  // "at least" or "at most"
+  double limit = 0;
+  std::optional<double> measured;  // empty when this run did not measure it
+  std::string unit;                // "×", "ms", "s"
+  bool met() const;
+};
+
+struct BenchResult {
+  bool quick = false;
+  std::string machine;                  // cores and kernel
+  std::vector<SnapshotCost> snapshots;  // one per process count
+  std::vector<ReapSample> reap;
+  double case_overhead_ms = -1;  // sandbox set-up, bystanders, audit and teardown per case
+  double case_ms = -1;           // the whole trivial case, for scale
+  std::optional<double> matrix_wall_s;
+  int matrix_cases = 0;
+  int matrix_unexpected = 0;
+  int matrix_jobs = 0;
+  std::vector<TargetCheck> targets;
+
+  const SnapshotCost* snapshot_at(int processes) const;
+  const ReapSample* sample(std::string_view reaper, std::string_view shape, int members) const;
+};
+
+// Fills `targets` from the measurements, one check per target of the issue.
+void evaluate_targets(BenchResult& result);
+
+void to_json(nlohmann::json& j, const SnapshotCost& s);
+void from_json(const nlohmann::json& j, SnapshotCost& s);
+void to_json(nlohmann::json& j, const ReapSample& s);
+void to_json(nlohmann::json& j, const TargetCheck& t);
+void to_json(nlohmann::json& j, const BenchResult& r);
+
+}  // namespace reapcheck

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# `reapcheck bench --quick` as a user runs it: exit 0, the three files, the JSON fields the
+# issue names, a sample for every reaper and tree, a plot line per reaper. No figure is
+# asserted: timings belong in the benchmark's report, not in a test that can flake.
+set -uo pipefail
+bin=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+"$bin/reapcheck" bench --quick --out "$work/out" --json "$work/b.json" >"$work/md" 2>"$work/err"
+status=$?
+if [ "$status" -ne 0 ]; then
+  echo "FAIL: reapcheck bench --quick exited $status"
+  cat "$work/err"
+  exit 1
+fi
+ids=$("$bin/reapcheck" list --json | perl -MJSON::PP -e '
+  print join " ", map { $_->{id} } @{ decode_json(do { local $/; <STDIN> })->{reapers} }')
+
+perl -MJSON::PP -e '
+  my ($file, @reapers) = @ARGV;
+  my $b = decode_json(do { local $/; open my $f, "<", $file or die; <$f> });
+  my $s = $b->{snapshot};
+  for my $k (qw(processes proc_us ps_us)) { die "snapshot lacks $k\n" unless $s->{$k} > 0 }
+  die "snapshot at $s->{processes}, not about 1,000\n" if abs($s->{processes} - 1000) > 5;
+  my %seen;
+  for my $r (@{ $b->{reap} }) {
+    for my $k (qw(reaper shape members ms)) { die "reap sample lacks $k\n" unless exists $r->{$k} }
+    die "$r->{reaper} on $r->{shape} $r->{members}: $r->{verdict}\n" unless $r->{verdict} eq "pass";
+    $seen{"$r->{reaper}/$r->{shape}/$r->{members}"} = 1;
+  }
+  for my $reaper ("cgroup.kill", @reapers) {
+    for my $tree (qw(wide/10 wide/100 wide/1000 chain/200)) {
+      die "no sample for $reaper on $tree\n" unless $seen{"$reaper/$tree"};
+    }
+  }
+  die "case_overhead_ms missing\n" unless $b->{case_overhead_ms} > 0;
+  die "--quick must not time the matrix\n" unless exists $b->{matrix_wall_s} && !defined $b->{matrix_wall_s};
+  die "targets: " . @{ $b->{targets} } . "\n" unless @{ $b->{targets} } == 5;
+' "$work/b.json" $ids || { echo "FAIL: bench.json"; exit 1; }
+
+grep -q '^| /proc snapshot cheaper than ps at 1,000 processes | ≥ 20.0× |' "$work/out/bench.md" ||
+  { echo "FAIL: bench.md lacks the targets table"; exit 1; }
+cmp -s "$work/md" "$work/out/bench.md" || { echo "FAIL: printed table differs from bench.md"; exit 1; }
+lines=$(grep -c '<polyline' "$work/out/bench.svg")
+want=$(( $(echo "$ids" | wc -w) + 1 ))
+[ "$lines" -eq "$want" ] || { echo "FAIL: bench.svg has $lines lines, want $want"; exit 1; }
+perl -e 'local $/; my $x = <STDIN>; exit($x =~ m{^<svg .*</svg>\s*$}s ? 0 : 1)' <"$work/out/bench.svg" ||
+  { echo "FAIL: bench.svg is not one svg element"; exit 1; }
+echo "bench: ok ($(grep -c . "$work/err") progress lines)"
