@@ -10,9 +10,13 @@
 namespace reapcheck {
 
 struct SnapshotCost {
-  int processes = 0;         // in the table, as the snapshot saw it
-  double proc_us = 0;        // ProcTable::read, stat only: what a reaper needs for the tree
-  double proc_full_us = 0;   // with argv and cwd, as the audit reads it
+  int processes = 0;  // in the table, as the snapshot saw it
+  // ProcTable::read for the stat fields, as the reapers and the harness take it: from the BPF
+  // task iterator where it is available, else from /proc's files. `source` says which.
+  double proc_us = 0;
+  std::string source;
+  double proc_files_us = 0;  // the same from /proc's files: openat, read, close per process
+  double proc_full_us = 0;   // /proc's files with argv and cwd, as the audit reads them
   double ps_us = 0;          // spawning ps -ax -o pid,ppid and parsing its output
   double open_floor_us = 0;  // listing /proc and opening and closing each <pid>/stat, no read
   int iterations = 0;        // each figure is the median of this many

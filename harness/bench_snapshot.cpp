@@ -18,6 +18,7 @@
 #include "bench_population.h"
 #include "reaper/proc_table.h"
 #include "reaper/sys_error.h"
+#include "reaper/task_iter.h"
 #include "sandbox.h"
 
 extern char** environ;
@@ -98,8 +99,11 @@ SnapshotCost measure_snapshot(int processes, int iterations) {
             static_cast<int>(reaper::ProcTable::read("/proc", reaper::Detail::stat).all().size());
         c.proc_us =
             median_us(iterations, [] { reaper::ProcTable::read("/proc", reaper::Detail::stat); });
-        c.proc_full_us =
-            median_us(iterations, [] { reaper::ProcTable::read("/proc", reaper::Detail::full); });
+        c.source = reaper::task_iter_available() ? "bpf-task-iterator" : "proc-files";
+        c.proc_files_us = median_us(
+            iterations, [] { reaper::ProcTable::read_proc_files("/proc", reaper::Detail::stat); });
+        c.proc_full_us = median_us(
+            iterations, [] { reaper::ProcTable::read_proc_files("/proc", reaper::Detail::full); });
         c.ps_us = median_us(iterations, [] { ps_snapshot(); });
         c.open_floor_us = median_us(iterations, [] { open_floor_snapshot(); });
         return nlohmann::json(c).dump();

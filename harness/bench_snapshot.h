@@ -1,5 +1,6 @@
-// What a process-table snapshot costs: reaper::ProcTable against `ps -ax -o pid,ppid` (what the
-// seed reaper runs), and the kernel's floor for any snapshot that opens a file per process.
+// What a process-table snapshot costs: reaper::ProcTable (the BPF task iterator where it is
+// available, and /proc's files) against `ps -ax -o pid,ppid` (what the seed reaper runs), and
+// the kernel's floor for any snapshot that opens a file per process.
 #pragma once
 
 #include <cstddef>

@@ -23,6 +23,7 @@
 #include "reaper/pidfd.h"
 #include "reaper/reaper.h"
 #include "reaper/sys_error.h"
+#include "reaper/task_iter.h"
 
 namespace reapcheck {
 namespace {
@@ -126,6 +127,9 @@ pid_t clone_namespaces(int flags) {
 
 SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
                               const SandboxOptions& options) {
+  // Loaded here, once per process, so that every sandbox inherits the iterator rather than
+  // paying libbpf's load inside each case.
+  reaper::task_iter_available();
   const bool rootless = ::geteuid() != 0;
   int flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | (rootless ? CLONE_NEWUSER : 0);
   reaper::Pipe go = reaper::make_pipe();

@@ -8,6 +8,7 @@
 #include <charconv>
 
 #include "sys_error.h"
+#include "task_iter.h"
 #include "tree_walk.h"
 #include "unique_fd.h"
 
@@ -158,6 +159,17 @@ std::string status_field(pid_t pid, std::string_view field) {
 }
 
 ProcTable ProcTable::read(const std::string& proc_root, Detail detail) {
+  if (detail == Detail::stat && proc_root == "/proc") {
+    if (auto procs = read_task_iter()) {
+      ProcTable table;
+      table.procs_ = std::move(*procs);
+      return table;
+    }
+  }
+  return read_proc_files(proc_root, detail);
+}
+
+ProcTable ProcTable::read_proc_files(const std::string& proc_root, Detail detail) {
   UniqueFd proc_fd = open_proc_root(proc_root);
   DIR* dir = ::fdopendir(::dup(proc_fd.get()));
   if (dir == nullptr) throw_sys("opendir " + proc_root);

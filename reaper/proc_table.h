@@ -46,8 +46,13 @@ std::string status_field(pid_t pid, std::string_view field);
 
 class ProcTable {
  public:
-  // Reads every numeric entry of `proc_root`. Processes that vanish mid-read are left out.
+  // Every process of this PID namespace. Processes that vanish mid-read are left out. For
+  // Detail::stat of /proc, from the BPF task iterator where it is available (task_iter.h).
   static ProcTable read(const std::string& proc_root = "/proc", Detail detail = Detail::full);
+
+  // The same from the files of `proc_root` alone: one openat, read and close per process.
+  static ProcTable read_proc_files(const std::string& proc_root = "/proc",
+                                   Detail detail = Detail::full);
 
   // Reads one process; empty when it is gone or unreadable.
   static std::optional<ProcInfo> read_one(pid_t pid, Detail detail = Detail::full,

@@ -9,6 +9,7 @@ packages=(
   libbenchmark-dev libseccomp-dev libtomlplusplus-dev nlohmann-json3-dev libpugixml-dev
   libcli11-dev
   tini dumb-init catatonit bubblewrap libxml2-utils
+  clang libbpf-dev bpftool pkg-config
 )
 
 # Node fixtures need node and npm; a machine that already has them (from elsewhere than Debian)

@@ -21,7 +21,8 @@ perl -MJSON::PP -e '
   my ($file, @reapers) = @ARGV;
   my $b = decode_json(do { local $/; open my $f, "<", $file or die; <$f> });
   my $s = $b->{snapshot};
-  for my $k (qw(processes proc_us ps_us)) { die "snapshot lacks $k\n" unless $s->{$k} > 0 }
+  for my $k (qw(processes proc_us ps_us proc_files_us)) { die "snapshot lacks $k\n" unless $s->{$k} > 0 }
+  die "snapshot source: $s->{source}\n" unless $s->{source} =~ /^(bpf-task-iterator|proc-files)$/;
   die "snapshot at $s->{processes}, not about 1,000\n" if abs($s->{processes} - 1000) > 5;
   my %seen;
   for my $r (@{ $b->{reap} }) {
@@ -39,7 +40,7 @@ perl -MJSON::PP -e '
   die "targets: " . @{ $b->{targets} } . "\n" unless @{ $b->{targets} } == 5;
 ' "$work/b.json" $ids || { echo "FAIL: bench.json"; exit 1; }
 
-grep -q '^| /proc snapshot cheaper than ps at 1,000 processes | ≥ 20.0× |' "$work/out/bench.md" ||
+grep -q '^| process-table snapshot cheaper than ps at 1,000 processes | ≥ 20.0× |' "$work/out/bench.md" ||
   { echo "FAIL: bench.md lacks the targets table"; exit 1; }
 cmp -s "$work/md" "$work/out/bench.md" || { echo "FAIL: printed table differs from bench.md"; exit 1; }
 lines=$(grep -c '<polyline' "$work/out/bench.svg")

@@ -20,6 +20,7 @@
 #include "harness/pid_placement.h"
 #include "reaper/pidfd.h"
 #include "reaper/proc_table.h"
+#include "reaper/task_iter.h"
 
 namespace reapcheck {
 namespace {
@@ -232,6 +233,68 @@ TEST(Bystanders, ReportCatchableSignalsWithSenderAndUncatchableOnesFromOutside) 
       options());
   ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
   EXPECT_EQ(out.output, "termed:SIGTERM:1 killed:SIGKILL:0 stopped:SIGSTOP:0 ");
+}
+
+// The BPF task iterator must say what /proc says, field for field, for every kind of process a
+// reaper meets: a session leader, a group leader, a stopped process, a zombie, plain sleepers.
+TEST(TaskIter, AgreesWithProcFilesInsideTheSandbox) {
+  if (!reaper::task_iter_available()) GTEST_SKIP() << "no BPF task iterator on this machine";
+  auto out = run_in_sandbox(
+      [] {
+        reaper::Pipe hold = reaper::make_pipe();
+        std::vector<pid_t> kids;
+        for (int kind = 0; kind < 6; ++kind) {
+          pid_t p = ::fork();
+          if (p == 0) {
+            if (kind == 0) ::setsid();
+            if (kind == 1) ::setpgid(0, 0);
+            if (kind == 2) ::raise(SIGSTOP);
+            if (kind == 3) ::_exit(0);  // stays a zombie: nobody waits for it yet
+            hold.write.reset();
+            char c;
+            (void)!::read(hold.read.get(), &c, 1);
+            ::_exit(0);
+          }
+          kids.push_back(p);
+        }
+        siginfo_t info{};
+        ::waitid(P_PID, kids[2], &info, WSTOPPED | WNOWAIT);
+        ::waitid(P_PID, kids[3], &info, WEXITED | WNOWAIT);
+        // A sleeper may still be running on its way into read(): states are compared against
+        // the iterator's view just before and just after /proc's, as it only moves R to S.
+        const auto iter = reaper::read_task_iter();
+        const auto files = reaper::ProcTable::read_proc_files("/proc", reaper::Detail::stat);
+        const auto after = reaper::read_task_iter();
+        std::string diff;
+        if (!iter) diff = "the iterator read nothing";
+        if (iter && iter->size() != files.all().size()) {
+          diff += "sizes " + std::to_string(iter->size()) + " vs " +
+                  std::to_string(files.all().size()) + "; ";
+        }
+        for (size_t i = 0; iter && i < std::min(iter->size(), files.all().size()); ++i) {
+          const auto& a = (*iter)[i];
+          const auto& b = files.all()[i];
+          const bool state_ok =
+              b.state == a.state || (after && i < after->size() && b.state == (*after)[i].state);
+          if (a.pid != b.pid || a.ppid != b.ppid || a.pgid != b.pgid || a.sid != b.sid ||
+              !state_ok || a.comm != b.comm || a.start_time != b.start_time) {
+            diff += "pid " + std::to_string(b.pid) + ": iter " + std::to_string(a.pid) + " " +
+                    std::to_string(a.ppid) + " " + std::to_string(a.pgid) + " " +
+                    std::to_string(a.sid) + " " + a.state + " " + a.comm + " " +
+                    std::to_string(a.start_time) + " / proc " + std::to_string(b.ppid) + " " +
+                    std::to_string(b.pgid) + " " + std::to_string(b.sid) + " " + b.state + " " +
+                    b.comm + " " + std::to_string(b.start_time) + "; ";
+          }
+        }
+        ::kill(kids[2], SIGKILL);
+        hold.write.reset();
+        for (pid_t p : kids) ::waitpid(p, nullptr, 0);
+        return std::to_string(files.all().size()) + " processes" + (diff.empty() ? "" : ": ") +
+               diff;
+      },
+      options());
+  ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
+  EXPECT_EQ(out.output, "7 processes");
 }
 
 TEST(ScratchDir, IsRemovedWithItsContents) {
