@@ -1,12 +1,11 @@
 // A BPF task iterator: one read() of the iterator's fd yields a record per process of the
 // reader's PID namespace, with ids as that namespace numbers them — the fields of
 // /proc/<pid>/stat that a reaper walks a tree by, without opening a file per process.
-#include "vmlinux.h"
-
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include "task_record.h"
+#include "vmlinux.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -16,8 +15,8 @@ static __always_inline int nr_at(struct pid* pid, unsigned int level, struct pid
   if (!pid || BPF_CORE_READ(pid, level) < level) return 0;
   struct upid up = {};
   // numbers[] is indexed by a runtime value: read it as plain memory.
-  unsigned long at = (unsigned long)pid + bpf_core_field_offset(struct pid, numbers) +
-                     level * sizeof(struct upid);
+  unsigned long at =
+      (unsigned long)pid + bpf_core_field_offset(struct pid, numbers) + level * sizeof(struct upid);
   if (bpf_probe_read_kernel(&up, sizeof(up), (void*)at) != 0 || up.ns != ns) return 0;
   return up.nr;
 }

@@ -9,8 +9,8 @@ struct task_record {
   int pgid;
   int sid;
   unsigned long long start_boottime_ns;
-  unsigned int state;       /* task->__state */
-  unsigned int exit_state;  /* task->exit_state */
+  unsigned int state;      /* task->__state */
+  unsigned int exit_state; /* task->exit_state */
   char comm[16];
 };
 
