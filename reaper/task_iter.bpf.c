@@ -1,11 +1,14 @@
 // A BPF task iterator: one read() of the iterator's fd yields a record per process of the
 // reader's PID namespace, with ids as that namespace numbers them — the fields of
 // /proc/<pid>/stat that a reaper walks a tree by, without opening a file per process.
+// vmlinux.h defines the kernel's types, which libbpf's headers use: it must come first.
+// clang-format off
+#include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+// clang-format on
 
 #include "task_record.h"
-#include "vmlinux.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
