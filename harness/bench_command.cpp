@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 
 #include "bench_reap.h"
 #include "bench_snapshot.h"
@@ -27,21 +28,9 @@ std::string machine_line(int jobs) {
                      ::sysconf(_SC_NPROCESSORS_ONLN), u.release, u.machine, jobs);
 }
 
-}  // namespace
-
-int run_bench(const std::filesystem::path& scenario_dir, const BenchArgs& args) {
-  watch_interrupts();
-  const auto started = std::chrono::steady_clock::now();
-  auto note = [&](const std::string& line) {
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    fmt::print(stderr, "[{:5.1f}s] {}\n", s, line);
-  };
-
-  BenchResult result;
-  result.quick = args.quick;
-  result.machine = machine_line(args.jobs);
-
+// Measures into `result` as it goes, so an interrupted run still has what it finished.
+void measure(const std::filesystem::path& scenario_dir, const BenchArgs& args, BenchResult& result,
+             const std::function<void(const std::string&)>& note) {
   const std::vector<int> snapshot_sizes =
       args.quick ? std::vector<int>{1000} : std::vector<int>{100, 1000, 5000};
   for (int n : snapshot_sizes) {
@@ -60,7 +49,6 @@ int run_bench(const std::filesystem::path& scenario_dir, const BenchArgs& args) 
   CaseOptions options;
   options.ready = std::chrono::minutes(2);  // 5,000 perl processes take a while to announce
   options.settle = std::chrono::seconds(10);
-  bool all_killed = true;
   for (const auto& [shape, members] : trees) {
     const Scenario scenario = bench_scenario(shape, members);
     const int runs = args.quick || members > 1000 ? 1 : 3;
@@ -70,7 +58,7 @@ int run_bench(const std::filesystem::path& scenario_dir, const BenchArgs& args) 
           "reap, {} × {} {}: {} ({} run{})", reaper, shape, members,
           s.ms >= 0 ? fmt::format("all dead in {:.1f} ms", s.ms) : "NOT all dead: " + s.verdict,
           runs, runs > 1 ? "s" : ""));
-      all_killed = all_killed && s.verdict == "pass";
+      result.all_killed = result.all_killed && s.verdict == "pass";
       result.reap.push_back(std::move(s));
     }
   }
@@ -96,6 +84,29 @@ int run_bench(const std::filesystem::path& scenario_dir, const BenchArgs& args) 
     note(fmt::format("built-in matrix: {} cases in {:.1f} s on {} workers{}", run.cases.size(),
                      run.wall_s, args.jobs, summary.ok() ? "" : " (deviations!)"));
   }
+}
+
+}  // namespace
+
+int run_bench(const std::filesystem::path& scenario_dir, const BenchArgs& args) {
+  watch_interrupts();
+  const auto started = std::chrono::steady_clock::now();
+  auto note = [&](const std::string& line) {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    fmt::print(stderr, "[{:5.1f}s] {}\n", s, line);
+  };
+
+  BenchResult result;
+  result.quick = args.quick;
+  result.machine = machine_line(args.jobs);
+  int interrupted = 0;
+  try {
+    measure(scenario_dir, args, result, note);
+  } catch (const Interrupted& e) {
+    interrupted = e.signal();
+    result.interrupted = true;
+  }
 
   evaluate_targets(result);
   const std::string markdown = bench_markdown(result);
@@ -109,7 +120,12 @@ int run_bench(const std::filesystem::path& scenario_dir, const BenchArgs& args) 
   fmt::print("{}", markdown);
   fmt::print(stderr, "Wrote {}, {} and {}\n", json_file.string(), (dir / "bench.md").string(),
              (dir / "bench.svg").string());
-  return all_killed && result.matrix_unexpected == 0 ? kExitOk : kExitDeviation;
+  if (interrupted != 0) {
+    fmt::print(stderr, "reapcheck: {}; the figures written are those measured before it\n",
+               Interrupted(interrupted).what());
+    return kExitInterrupted;
+  }
+  return result.all_killed && result.matrix_unexpected == 0 ? kExitOk : kExitDeviation;
 }
 
 }  // namespace reapcheck

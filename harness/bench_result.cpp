@@ -104,6 +104,7 @@ void to_json(nlohmann::json& j, const BenchResult& r) {
   const SnapshotCost* at_1000 = r.snapshot_at(1000);
   j = {{"format", "reapcheck-bench/1"},
        {"quick", r.quick},
+       {"interrupted", r.interrupted},
        {"machine", r.machine},
        {"snapshot", at_1000 != nullptr ? nlohmann::json(*at_1000) : nlohmann::json(nullptr)},
        {"snapshots", r.snapshots},

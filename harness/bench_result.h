@@ -45,6 +45,8 @@ struct TargetCheck {
 
 struct BenchResult {
   bool quick = false;
+  bool interrupted = false;             // the figures are those measured before the interrupt
+  bool all_killed = true;               // every benchmark case killed its whole tree
   std::string machine;                  // cores and kernel
   std::vector<SnapshotCost> snapshots;  // one per process count
   std::vector<ReapSample> reap;

@@ -34,7 +34,8 @@ std::string ms_cell(const ReapSample* s) {
 
 std::string bench_markdown(const BenchResult& r) {
   std::string md =
-      fmt::format("# reapcheck bench{}\n\n{}\n\n", r.quick ? " (--quick)" : "", r.machine);
+      fmt::format("# reapcheck bench{}{}\n\n{}\n\n", r.quick ? " (--quick)" : "",
+                  r.interrupted ? " — interrupted: the figures measured before it" : "", r.machine);
 
   md += "## Targets\n\n| Target | Limit | Measured | |\n|---|---|---|---|\n";
   for (const auto& t : r.targets) {

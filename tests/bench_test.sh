@@ -48,4 +48,29 @@ want=$(( $(echo "$ids" | wc -w) + 1 ))
 [ "$lines" -eq "$want" ] || { echo "FAIL: bench.svg has $lines lines, want $want"; exit 1; }
 perl -e 'local $/; my $x = <STDIN>; exit($x =~ m{^<svg .*</svg>\s*$}s ? 0 : 1)' <"$work/out/bench.svg" ||
   { echo "FAIL: bench.svg is not one svg element"; exit 1; }
+# Interrupted after its first figure: exit 130, that figure written, nothing left running.
+mkfifo "$work/progress"
+mkdir "$work/tmp"
+TMPDIR="$work/tmp" "$bin/reapcheck" bench --quick --out "$work/partial" >/dev/null \
+  2>"$work/progress" &
+bench_pid=$!
+exec 3<"$work/progress"
+read -r first <&3  # "[ 1.9s] snapshot, 1000 processes: ..."
+kill -INT "$bench_pid"
+cat <&3 >/dev/null
+wait "$bench_pid"
+status=$?
+exec 3<&-
+[ "$status" -eq 130 ] || { echo "FAIL: interrupted bench exited $status (after: $first)"; exit 1; }
+perl -MJSON::PP -e '
+  my $b = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  die "not marked interrupted\n" unless $b->{interrupted};
+  die "the snapshot measured before the interrupt is missing\n" unless $b->{snapshot}{ps_us} > 0;
+' "$work/partial/bench.json" || { echo "FAIL: partial bench.json"; exit 1; }
+# Every case's scratch directory, and so every fixture's command line, is under $work/tmp;
+# "tm[p]" keeps grep from matching its own command line.
+left=$(grep -l -s "$work/tm[p]" /proc/[0-9]*/cmdline || true)
+[ -z "$left" ] || { echo "FAIL: left running after the interrupt: $left"; exit 1; }
+[ -z "$(ls -A "$work/tmp")" ] || { echo "FAIL: scratch left after the interrupt"; exit 1; }
+
 echo "bench: ok ($(grep -c . "$work/err") progress lines)"
