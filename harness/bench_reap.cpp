@@ -7,15 +7,6 @@
 #include "interrupt.h"
 
 namespace reapcheck {
-namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return -1;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-}  // namespace
 
 Scenario bench_scenario(std::string_view shape, int members) {
   std::string text = "description = \"benchmark tree\"\n[tree]\nrole = \"agent\"\n";

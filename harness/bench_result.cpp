@@ -1,5 +1,6 @@
 #include "bench_result.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace reapcheck {
@@ -21,6 +22,12 @@ std::optional<double> reap_ms(const BenchResult& r, std::string_view reaper) {
 }
 
 }  // namespace
+
+double median(std::vector<double> values) {
+  if (values.empty()) return -1;
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
 
 bool TargetCheck::met() const {
   if (!measured) return false;

@@ -62,6 +62,10 @@ struct BenchResult {
   const ReapSample* sample(std::string_view reaper, std::string_view shape, int members) const;
 };
 
+// The median of `values` (the upper one of an even count); -1 when there are none. Every figure
+// of the benchmark is one, so that one slow outlier on a busy machine moves nothing.
+double median(std::vector<double> values);
+
 // Fills `targets` from the measurements, one check per target of the issue.
 void evaluate_targets(BenchResult& result);
 

@@ -35,8 +35,7 @@ double median_us(int iterations, const std::function<void()>& fn) {
     fn();
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
   }
-  std::sort(us.begin(), us.end());
-  return us.empty() ? 0 : us[us.size() / 2];
+  return median(std::move(us));
 }
 
 }  // namespace
