@@ -242,21 +242,29 @@ TEST(TaskIter, AgreesWithProcFilesInsideTheSandbox) {
   auto out = run_in_sandbox(
       [] {
         reaper::Pipe hold = reaper::make_pipe();
+        // Each child closes its end of `ready` once its setsid or setpgid is done, so neither
+        // view can catch a child half-way (CI once read a session leader before its setsid).
+        reaper::Pipe ready = reaper::make_pipe();
         std::vector<pid_t> kids;
         for (int kind = 0; kind < 6; ++kind) {
           pid_t p = ::fork();
           if (p == 0) {
+            hold.write.reset();
             if (kind == 0) ::setsid();
             if (kind == 1) ::setpgid(0, 0);
+            ready.write.reset();
             if (kind == 2) ::raise(SIGSTOP);
             if (kind == 3) ::_exit(0);  // stays a zombie: nobody waits for it yet
-            hold.write.reset();
             char c;
             (void)!::read(hold.read.get(), &c, 1);
             ::_exit(0);
           }
           kids.push_back(p);
         }
+        ready.write.reset();
+        char c;
+        for (ssize_t n = 1; n > 0 || (n < 0 && errno == EINTR);)
+          n = ::read(ready.read.get(), &c, 1);
         siginfo_t info{};
         ::waitid(P_PID, kids[2], &info, WSTOPPED | WNOWAIT);
         ::waitid(P_PID, kids[3], &info, WEXITED | WNOWAIT);
