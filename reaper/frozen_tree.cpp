@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include "deadline.h"
 #include "pidfd.h"
 #include "proc_table.h"
 #include "sys_error.h"
@@ -72,13 +71,10 @@ void FrozenTree::signal_all(int sig, KillReport& report) {
 }
 
 int FrozenTree::wait_all_exit(std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  int left = 0;
-  for (auto& [pid, m] : members_) {
-    auto remaining = time_left(deadline);
-    if (!pidfd_wait_exit(m.pidfd.get(), std::max(remaining, std::chrono::milliseconds(0)))) ++left;
-  }
-  return left;
+  std::vector<int> fds;
+  fds.reserve(members_.size());
+  for (const auto& [pid, m] : members_) fds.push_back(m.pidfd.get());
+  return pidfds_wait_exit(fds, std::chrono::steady_clock::now() + timeout);
 }
 
 // A parent counts only while the process we hold at that pid is alive.

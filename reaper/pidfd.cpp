@@ -49,6 +49,15 @@ bool pidfd_wait_exit(int pidfd, std::chrono::milliseconds timeout) {
   return wait_readable(pidfd, timeout);
 }
 
+int pidfds_wait_exit(const std::vector<int>& pidfds,
+                     std::chrono::steady_clock::time_point deadline) {
+  // One at a time is as fast as a poll() over all of them: each wait ends when its process is
+  // gone, and the deadline is shared.
+  int left = 0;
+  for (int fd : pidfds) left += pidfd_wait_exit(fd, time_left(deadline)) ? 0 : 1;
+  return left;
+}
+
 bool pidfd_exited(int pidfd) {
   return pidfd_wait_exit(pidfd, std::chrono::milliseconds(0));
 }

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <optional>
+#include <vector>
 
 #include "unique_fd.h"
 
@@ -24,5 +25,10 @@ bool pidfd_exited(int pidfd);
 
 // Waits until the process exits or `timeout` passes; returns whether it exited.
 bool pidfd_wait_exit(int pidfd, std::chrono::milliseconds timeout);
+
+// Waits until every process in `pidfds` has exited or `deadline` passes; returns how many are
+// still running.
+int pidfds_wait_exit(const std::vector<int>& pidfds,
+                     std::chrono::steady_clock::time_point deadline);
 
 }  // namespace reaper

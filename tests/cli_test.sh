@@ -140,6 +140,21 @@ perl -MJSON::PP -e '
 ' "$work/races.json" 2>"$work/err"
 check "the JSON shows the recycled pid SIGKILLed by ps-walk, the lookalike by cmdline, no sibling hit" $?
 
+# pidns ends its grace period when the namespace has emptied: its init drops the SIGTERM it has
+# no handler for, so waiting for the init would spend the whole minute given here.
+run 0 "$bin" run --reaper pidns --scenario plain-child --scenario stopped-member --grace 60000 \
+  --json "$work/pidns.json"
+check "pidns with a long grace meets its expectations" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  for my $c (@{ $r->{cases} }) {
+    my $steps = join " | ", @{ $c->{reaper_steps} };
+    die "$c->{scenario}: $steps\n" unless $steps =~ /all gone after/;
+    die "$c->{scenario}: kill took $c->{timings_ms}{kill} ms\n" unless $c->{timings_ms}{kill} < 60000;
+  }
+' "$work/pidns.json" 2>"$work/err"
+check "pidns stops waiting once every process it SIGTERMed (a stopped one too) has exited" $?
+
 # The npm dev-server leak: pgroup leaves the detached watcher, its port still accepting.
 run 0 "$bin" run --scenario npm-dev-server --reaper pgroup --reaper proc-pidfd --json "$work/npm.json"
 check "npm-dev-server meets its expectations" $?
