@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what reapcheck needs on Debian 12 and configures the build. Idempotent: packages that
 # are already installed are not touched, and apt is not asked anything then.
+#   setup.sh [--tests]   --tests: also what only the test suite needs (Chromium, for the HTML
+#                        matrix's browser test)
 set -euo pipefail
 
 packages=(
@@ -11,6 +13,8 @@ packages=(
   tini dumb-init catatonit bubblewrap libxml2-utils
   clang libbpf-dev bpftool pkg-config
 )
+
+[ "${1:-}" = --tests ] && packages+=(chromium)
 
 # Node fixtures need node and npm; a machine that already has them (from elsewhere than Debian)
 # keeps its own.
