@@ -49,6 +49,7 @@ struct RaceRecord {
   bool opened = false;    // the decoy was in place before the reaper reported done
   double placed_ms = -1;  // after the kill request
   std::string detail;
+  int attempts = 1;  // cases run until the window opened (see run_case)
 };
 
 struct CaseResult {

@@ -53,9 +53,9 @@ void from_json(const nlohmann::json& j, OpenPort& p) {
 }
 
 void to_json(nlohmann::json& j, const RaceRecord& r) {
-  j = {{"kind", r.kind},           {"target", r.target}, {"target_id", r.target_id},
-       {"decoy_pid", r.decoy_pid}, {"opened", r.opened}, {"placed_ms", r.placed_ms},
-       {"detail", r.detail}};
+  j = {{"kind", r.kind},           {"target", r.target},    {"target_id", r.target_id},
+       {"decoy_pid", r.decoy_pid}, {"opened", r.opened},    {"placed_ms", r.placed_ms},
+       {"detail", r.detail},       {"attempts", r.attempts}};
 }
 
 void from_json(const nlohmann::json& j, RaceRecord& r) {
@@ -66,6 +66,7 @@ void from_json(const nlohmann::json& j, RaceRecord& r) {
   j.at("opened").get_to(r.opened);
   r.placed_ms = j.value("placed_ms", -1.0);
   r.detail = j.value("detail", "");
+  r.attempts = j.value("attempts", 1);
 }
 
 void to_json(nlohmann::json& j, const CaseResult& c) {
