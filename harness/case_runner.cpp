@@ -393,10 +393,6 @@ CaseResult run_sandboxed(const Scenario& scenario, const ReaperChoice& reaper,
   return result;
 }
 
-}  // namespace
-
-namespace {
-
 // Whether a race's window opens is up to the scheduler as well as the reaper: the member whose
 // id is recycled must be reaped by its parent while the reaper is still at work, and on a loaded
 // machine that parent may not run before the grace period ends. A window that did not open is
