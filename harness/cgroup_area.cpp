@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 
 #include "reaper/cgroup_home.h"
@@ -21,6 +23,13 @@ CgroupArea::CgroupArea() {
 
 CgroupArea::~CgroupArea() {
   if (path_.empty()) return;
+  // A case ended by an interrupt may still have processes exiting in its group: a group is
+  // removable only once empty, and the area only once its groups are gone.
+  try {
+    reaper::wait_empty(path_, std::chrono::seconds(5));
+  } catch (const std::exception&) {
+    // Unreadable or already gone: nothing to wait for, and the rmdirs below say no more.
+  }
   sweep();
   ::rmdir(path_.c_str());
   ::unsetenv("REAPCHECK_CGROUP_PARENT");

@@ -64,7 +64,9 @@ bool populated(const std::string& cgroup) {
   return read_all(cgroup + "/cgroup.events").find("populated 1") != std::string::npos;
 }
 
-// Waits for "populated 0": cgroup.events raises POLLPRI on every change.
+}  // namespace
+
+// cgroup.events raises POLLPRI on every change.
 bool wait_empty(const std::string& cgroup, std::chrono::milliseconds timeout) {
   UniqueFd events(::open((cgroup + "/cgroup.events").c_str(), O_RDONLY | O_CLOEXEC));
   if (!events) throw_sys("open " + cgroup + "/cgroup.events");
@@ -77,6 +79,8 @@ bool wait_empty(const std::string& cgroup, std::chrono::milliseconds timeout) {
   }
   return true;
 }
+
+namespace {
 
 class Cgroup final : public Reaper {
  public:
