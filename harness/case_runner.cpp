@@ -393,10 +393,7 @@ CaseResult run_sandboxed(const Scenario& scenario, const ReaperChoice& reaper,
   return result;
 }
 
-// Whether a race's window opens is up to the scheduler as well as the reaper: the member whose
-// id is recycled must be reaped by its parent while the reaper is still at work, and on a loaded
-// machine that parent may not run before the grace period ends. A window that did not open is
-// a failed set-up, not a verdict, so the case is run again before it is reported skipped.
+// How many times a race case runs before a window that never opened is reported as a skip.
 constexpr int kRaceAttempts = 3;
 
 CaseResult attempt_case(const Scenario& scenario, const ReaperChoice& reaper,
@@ -436,18 +433,8 @@ CaseResult run_case(const Scenario& scenario, std::string_view reaper_id,
     result.verdict = Verdict::skipped;
     result.reason = reaper->needs + " is not installed (Debian package " + reaper->needs + ")";
   } else {
-    for (int attempt = 1;; ++attempt) {
-      result = attempt_case(scenario, *reaper, options);
-      if (!result.race) break;
-      result.race->attempts = attempt;
-      const bool unopened = !result.race->opened && result.verdict == Verdict::skipped;
-      if (!unopened) break;
-      if (attempt == kRaceAttempts) {
-        result.reason = "the race window never opened in " + std::to_string(attempt) +
-                        " attempts; the last: " + result.race->detail;
-        break;
-      }
-    }
+    result = retry_unopened_race([&] { return attempt_case(scenario, *reaper, options); },
+                                 kRaceAttempts);
   }
   result.scenario = scenario.id;
   result.tags = scenario.tags;

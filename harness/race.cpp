@@ -101,4 +101,18 @@ ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystan
   return host.wait_killed(deadline);
 }
 
+CaseResult retry_unopened_race(const std::function<CaseResult()>& attempt, int max_attempts) {
+  for (int n = 1;; ++n) {
+    CaseResult result = attempt();
+    if (!result.race) return result;
+    result.race->attempts = n;
+    if (result.race->opened || result.verdict != Verdict::skipped) return result;
+    if (n >= max_attempts) {
+      result.reason = "the race window never opened in " + std::to_string(n) +
+                      " attempts; the last: " + result.race->detail;
+      return result;
+    }
+  }
+}
+
 }  // namespace reapcheck

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -31,5 +32,13 @@ std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member
 ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystanders& bystanders,
                              DeathWatch& watch, std::chrono::steady_clock::time_point since,
                              std::chrono::steady_clock::time_point deadline);
+
+// Runs `attempt` (one whole case) again while its race's window did not open, up to
+// `max_attempts` times in all, and records the count in race->attempts. Whether the window opens
+// is up to the scheduler as well as the reaper: the target must be reaped by its parent while
+// the reaper is still at work, and on a loaded machine that parent may not run in time. An
+// unopened window is a failed set-up, not a verdict; a case that reached a verdict, or has no
+// race, is returned as it is.
+CaseResult retry_unopened_race(const std::function<CaseResult()>& attempt, int max_attempts);
 
 }  // namespace reapcheck
