@@ -1,4 +1,4 @@
-#include "agent.h"
+#include "reaper/agent.h"
 
 #include <fcntl.h>
 #include <pty.h>
@@ -14,9 +14,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "deadline.h"
-#include "pidfd.h"
-#include "sys_error.h"
+#include "reaper/os/deadline.h"
+#include "reaper/os/pidfd.h"
+#include "reaper/os/sys_error.h"
 
 namespace reaper {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "unique_fd.h"
+#include "reaper/os/unique_fd.h"
 
 namespace reaper {
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "reaper.h"
+#include "reaper/reaper.h"
 
 namespace reaper {
 

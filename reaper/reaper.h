@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "agent.h"
+#include "reaper/agent.h"
 
 namespace reaper {
 
@@ -25,14 +25,21 @@ class Reaper {
   virtual KillReport kill(Agent& agent, std::chrono::milliseconds grace) = 0;
 };
 
-struct ReaperInfo {
-  std::string_view id;
-  std::string_view technique;         // one line, for `reapcheck list`
-  std::unique_ptr<Reaper> (*make)();  // a plain function: the registry is constant data
+// What a strategy may need from the program that embeds it. Every field has a working default.
+struct ReaperConfig {
+  // cgroup: the cgroup v2 directory under which each agent gets a group of its own. Empty: the
+  // calling process's own cgroup.
+  std::string cgroup_parent;
 };
 
+struct ReaperInfo {
+  std::string_view id;
+  std::string_view technique;                            // one line, for `reapcheck list`
+  std::unique_ptr<Reaper> (*make)(const ReaperConfig&);  // a plain function: constant data
+};
+
+// The built-in strategies, in the order reports show them (registry.cpp).
 const std::vector<ReaperInfo>& builtin_reapers();
-const ReaperInfo* find_reaper(std::string_view id);
 
 // "SIGTERM" for SIGTERM; used in every report so signals read the same everywhere.
 std::string signal_name(int sig);

@@ -1,10 +1,10 @@
-#include "html_report.h"
+#include "reports/html_report.h"
 
 #include <fmt/format.h>
 
-#include "file_output.h"
-#include "harness/summary.h"
-#include "process_forest.h"
+#include "harness/model/summary.h"
+#include "reports/file_output.h"
+#include "reports/process_forest.h"
 
 namespace reapcheck {
 namespace {

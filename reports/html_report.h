@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "harness/result.h"
+#include "harness/model/result.h"
 
 namespace reapcheck {
 

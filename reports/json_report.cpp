@@ -1,10 +1,10 @@
-#include "json_report.h"
+#include "reports/json_report.h"
 
 #include <fstream>
 #include <stdexcept>
 
-#include "file_output.h"
-#include "harness/result_json.h"
+#include "harness/model/result_json.h"
+#include "reports/file_output.h"
 
 namespace reapcheck {
 

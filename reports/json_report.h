@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "harness/result.h"
+#include "harness/model/result.h"
 
 namespace reapcheck {
 

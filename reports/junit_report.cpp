@@ -1,13 +1,14 @@
-#include "junit_report.h"
+#include "reports/junit_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <pugixml.hpp>
 #include <sstream>
 
-#include "file_output.h"
-#include "process_forest.h"
+#include "reports/file_output.h"
+#include "reports/process_forest.h"
 
 namespace reapcheck {
 namespace {
@@ -60,9 +61,7 @@ std::string junit_xml(const RunResult& run) {
       tc.append_attribute("time") = fmt::format("{:.3f}", c->case_ms / 1000).c_str();
       seconds += c->case_ms / 1000;
       auto props = tc.append_child("properties");
-      std::string tags;
-      for (const auto& t : c->tags) tags += (tags.empty() ? "" : ",") + t;
-      add_property(props, "tags", tags);
+      add_property(props, "tags", fmt::format("{}", fmt::join(c->tags, ",")));
       add_property(props, "verdict", std::string(to_string(c->verdict)));
       add_property(props, "expected", std::string(to_string(c->expected)));
       if (!c->expected_reason.empty()) add_property(props, "expected_reason", c->expected_reason);

@@ -1,4 +1,4 @@
-#include "process_forest.h"
+#include "reports/process_forest.h"
 
 #include <fmt/format.h>
 
@@ -10,11 +10,9 @@ namespace {
 
 void draw(const std::vector<ProcessRecord>& all, const ProcessRecord& p, int depth,
           const std::string& indent, std::string& out) {
-  std::string argv;
-  for (const auto& a : p.argv) argv += (argv.empty() ? "" : " ") + a;
   out += fmt::format("{}{}{:<6} pgid {:<6} sid {:<6} {} {:<12} {}\n", indent,
                      std::string(static_cast<size_t>(depth) * 2, ' '), p.pid, p.pgid, p.sid,
-                     p.state, p.role, argv);
+                     p.state, p.role, p.command_line());
   for (const auto& c : all) {
     if (c.ppid == p.pid && c.pid != p.pid) draw(all, c, depth + 1, indent, out);
   }

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/result.h"
+#include "harness/model/result.h"
 
 namespace reapcheck {
 

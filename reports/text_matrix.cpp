@@ -1,11 +1,11 @@
-#include "text_matrix.h"
+#include "reports/text_matrix.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "harness/summary.h"
-#include "process_forest.h"
+#include "harness/model/summary.h"
+#include "reports/process_forest.h"
 
 namespace reapcheck {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "harness/result.h"
+#include "harness/model/result.h"
 
 namespace reapcheck {
 

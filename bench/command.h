@@ -1,0 +1,21 @@
+// `reapcheck bench`: snapshot cost, reap latency per reaper and tree size, the harness's
+// overhead per case and the built-in matrix's wall time, with the targets as ratios.
+#pragma once
+
+#include <string>
+
+#include "harness/model/scenario_set.h"
+
+namespace reapcheck {
+
+struct BenchArgs {
+  bool quick = false;                      // smaller trees, one run each, no matrix: under a minute
+  std::string json_file;                   // bench.json elsewhere than the output directory
+  std::string out_dir = "reports/latest";  // bench.json, bench.md and bench.svg
+  int jobs = 1;                            // workers for the matrix's wall time
+};
+
+// Returns the exit status: 0, or 1 when a benchmark tree was not killed or the matrix deviated.
+int run_bench(const ScenarioSet& inputs, const BenchArgs& args);
+
+}  // namespace reapcheck

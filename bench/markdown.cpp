@@ -1,0 +1,111 @@
+#include "bench/markdown.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace reapcheck {
+namespace {
+
+std::string figure(double v, std::string_view unit) {
+  if (unit == "×") return fmt::format("{:.1f}×", v);
+  if (unit == "s") return fmt::format("{:.1f} s", v);
+  return fmt::format("{:.1f} {}", v, unit);
+}
+
+// "met", or by how much it was missed, in the target's own terms.
+std::string standing(const TargetCheck& t) {
+  if (!t.measured) return "not measured in this run";
+  if (t.met()) return "met";
+  if (t.unit == "×" && t.relation == "at least") {
+    return fmt::format("missed: {:.1f}× short", t.limit / *t.measured);
+  }
+  if (t.unit == "×") return fmt::format("missed: {:.1f}× over", *t.measured / t.limit);
+  return fmt::format("missed by {}", figure(*t.measured - t.limit, t.unit));
+}
+
+std::string ms_cell(const ReapSample* s) {
+  if (s == nullptr) return "";
+  if (s->ms < 0) return fmt::format("never ({})", s->verdict);
+  return fmt::format("{:.1f}", s->ms);
+}
+
+}  // namespace
+
+std::string bench_markdown(const BenchResult& r) {
+  std::string md =
+      fmt::format("# reapcheck bench{}{}\n\n{}\n\n", r.quick ? " (--quick)" : "",
+                  r.interrupted ? " — interrupted: the figures measured before it" : "", r.machine);
+
+  md += "## Targets\n\n| Target | Limit | Measured | |\n|---|---|---|---|\n";
+  for (const auto& t : r.targets) {
+    md += fmt::format("| {} | {} {} | {} | {} |\n", t.name, t.relation == "at least" ? "≥" : "≤",
+                      figure(t.limit, t.unit), t.measured ? figure(*t.measured, t.unit) : "—",
+                      standing(t));
+  }
+
+  md +=
+      "\n## Process-table snapshot (median µs)\n\n"
+      "| Processes | ProcTable::read (source) | ps -ax -o pid,ppid | ps ÷ ProcTable | "
+      "/proc files, stat | /proc files, argv and cwd | floor: open+close each stat |\n"
+      "|---|---|---|---|---|---|---|\n";
+  for (const auto& s : r.snapshots) {
+    md += fmt::format("| {} | {:.0f} ({}) | {:.0f} | {:.1f}× | {:.0f} | {:.0f} | {:.0f} |\n",
+                      s.processes, s.proc_us, s.source, s.ps_us,
+                      s.proc_us > 0 ? s.ps_us / s.proc_us : 0, s.proc_files_us, s.proc_full_us,
+                      s.open_floor_us);
+  }
+  if (const SnapshotCost* s = r.snapshot_at(1000); s != nullptr && s->open_floor_us > 0) {
+    md += fmt::format(
+        "\nAt {} processes, reading /proc's files is {:.1f}× cheaper than ps. Their floor — "
+        "listing /proc and opening and closing each `stat`, reading nothing — is {:.0f} µs, so no "
+        "snapshot that opens a file per process can be more than {:.1f}× cheaper here; the BPF "
+        "task iterator reads the task list in one `read()`.\n",
+        s->processes, s->proc_files_us > 0 ? s->ps_us / s->proc_files_us : 0, s->open_floor_us,
+        s->ps_us / s->open_floor_us);
+  }
+
+  // Reaper rows in first-seen order; columns are the shapes and sizes measured.
+  std::vector<std::string> reapers;
+  std::vector<std::pair<std::string, int>> columns;
+  for (const auto& s : r.reap) {
+    if (std::find(reapers.begin(), reapers.end(), s.reaper) == reapers.end())
+      reapers.push_back(s.reaper);
+    const std::pair<std::string, int> col{s.shape, s.members};
+    if (std::find(columns.begin(), columns.end(), col) == columns.end()) columns.push_back(col);
+  }
+  for (const auto& [title, returned] :
+       {std::pair{"Reap latency: kill request until every member is dead (median ms)", false},
+        std::pair{"Reaper returned: kill request until the reaper reported done (median ms)",
+                  true}}) {
+    md += fmt::format("\n## {}\n\n| Reaper |", title);
+    for (const auto& [shape, members] : columns) md += fmt::format(" {} {} |", shape, members);
+    md += "\n|---|";
+    for (size_t i = 0; i < columns.size(); ++i) md += "---|";
+    md += "\n";
+    for (const auto& reaper : reapers) {
+      md += fmt::format("| {} |", reaper);
+      for (const auto& [shape, members] : columns) {
+        const ReapSample* s = r.sample(reaper, shape, members);
+        md += " " +
+              (returned ? (s != nullptr ? fmt::format("{:.1f}", s->reaper_ms) : "") : ms_cell(s)) +
+              " |";
+      }
+      md += "\n";
+    }
+  }
+  md += fmt::format(
+      "\n`cgroup.kill` is the cgroup reaper with no grace period: a bare `cgroup.kill` and a "
+      "wait for `populated 0`, the kernel's own limit.\n\n## Harness\n\n"
+      "| | |\n|---|---|\n| Overhead per case (sandbox, bystanders, audit, teardown) | {} |\n"
+      "| Whole trivial case | {} |\n| Built-in matrix | {} |\n",
+      r.case_overhead_ms >= 0 ? fmt::format("{:.1f} ms", r.case_overhead_ms) : "—",
+      r.case_ms >= 0 ? fmt::format("{:.1f} ms", r.case_ms) : "—",
+      r.matrix_wall_s
+          ? fmt::format("{:.1f} s for {} cases on {} workers ({} unexpected)", *r.matrix_wall_s,
+                        r.matrix_cases, r.matrix_jobs, r.matrix_unexpected)
+          : std::string("not run (--quick)"));
+  return md;
+}
+
+}  // namespace reapcheck

@@ -1,0 +1,128 @@
+#include "bench/result.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace reapcheck {
+namespace {
+
+// The tree size the cost ratios are read at: the snapshot size, and a tree large
+// enough that per-member work dominates the fixed cost of a kill.
+constexpr int kRatioMembers = 1000;
+
+std::optional<double> ratio(std::optional<double> num, std::optional<double> den) {
+  if (!num || !den || *den <= 0) return std::nullopt;
+  return *num / *den;
+}
+
+std::optional<double> reap_ms(const BenchResult& r, std::string_view reaper) {
+  const ReapSample* s = r.sample(reaper, "wide", kRatioMembers);
+  if (s == nullptr || s->ms < 0) return std::nullopt;
+  return s->ms;
+}
+
+}  // namespace
+
+double median(std::vector<double> values) {
+  if (values.empty()) return -1;
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+bool TargetCheck::met() const {
+  if (!measured) return false;
+  return relation == "at least" ? *measured >= limit : *measured <= limit;
+}
+
+const SnapshotCost* BenchResult::snapshot_at(int processes) const {
+  // The sandbox's own PID 1 and the snapshot's children count too: take the nearest.
+  const SnapshotCost* best = nullptr;
+  for (const auto& s : snapshots) {
+    if (best == nullptr ||
+        std::abs(s.processes - processes) < std::abs(best->processes - processes))
+      best = &s;
+  }
+  return best;
+}
+
+const ReapSample* BenchResult::sample(std::string_view reaper_id, std::string_view shape,
+                                      int members) const {
+  for (const auto& s : reap) {
+    if (s.reaper == reaper_id && s.shape == shape && s.members == members) return &s;
+  }
+  return nullptr;
+}
+
+void evaluate_targets(BenchResult& r) {
+  r.targets.clear();
+  std::optional<double> snapshot;
+  if (const SnapshotCost* s = r.snapshot_at(1000); s != nullptr && s->proc_us > 0) {
+    snapshot = s->ps_us / s->proc_us;
+  }
+  r.targets.push_back(
+      {"process-table snapshot cheaper than ps at 1,000 processes", "at least", 20, snapshot, "×"});
+  r.targets.push_back({"cgroup against a bare cgroup.kill and wait (1,000-member tree)", "at most",
+                       3, ratio(reap_ms(r, "cgroup"), reap_ms(r, "cgroup.kill")), "×"});
+  r.targets.push_back({"proc-pidfd against cgroup (1,000-member tree)", "at most", 5,
+                       ratio(reap_ms(r, "proc-pidfd"), reap_ms(r, "cgroup")), "×"});
+  r.targets.push_back({"harness overhead per case", "at most", 20,
+                       r.case_overhead_ms >= 0 ? std::optional(r.case_overhead_ms) : std::nullopt,
+                       "ms"});
+  r.targets.push_back({"built-in matrix wall time", "at most", 60, r.matrix_wall_s, "s"});
+}
+
+void to_json(nlohmann::json& j, const SnapshotCost& s) {
+  j = {{"processes", s.processes},         {"proc_us", s.proc_us},           {"source", s.source},
+       {"proc_files_us", s.proc_files_us}, {"proc_full_us", s.proc_full_us}, {"ps_us", s.ps_us},
+       {"open_floor_us", s.open_floor_us}, {"iterations", s.iterations}};
+}
+
+void from_json(const nlohmann::json& j, SnapshotCost& s) {
+  j.at("processes").get_to(s.processes);
+  j.at("proc_us").get_to(s.proc_us);
+  j.at("source").get_to(s.source);
+  j.at("proc_files_us").get_to(s.proc_files_us);
+  j.at("proc_full_us").get_to(s.proc_full_us);
+  j.at("ps_us").get_to(s.ps_us);
+  j.at("open_floor_us").get_to(s.open_floor_us);
+  j.at("iterations").get_to(s.iterations);
+}
+
+void to_json(nlohmann::json& j, const ReapSample& s) {
+  j = {{"reaper", s.reaper},
+       {"shape", s.shape},
+       {"members", s.members},
+       {"ms", s.ms >= 0 ? nlohmann::json(s.ms) : nlohmann::json(nullptr)},
+       {"reaper_ms", s.reaper_ms},
+       {"runs", s.runs},
+       {"verdict", s.verdict}};
+}
+
+void to_json(nlohmann::json& j, const TargetCheck& t) {
+  j = {{"target", t.name},
+       {"relation", t.relation},
+       {"limit", t.limit},
+       {"unit", t.unit},
+       {"measured", t.measured ? nlohmann::json(*t.measured) : nlohmann::json(nullptr)},
+       {"met", t.measured ? nlohmann::json(t.met()) : nlohmann::json(nullptr)}};
+}
+
+void to_json(nlohmann::json& j, const BenchResult& r) {
+  const SnapshotCost* at_1000 = r.snapshot_at(1000);
+  j = {{"format", "reapcheck-bench/1"},
+       {"quick", r.quick},
+       {"interrupted", r.interrupted},
+       {"machine", r.machine},
+       {"snapshot", at_1000 != nullptr ? nlohmann::json(*at_1000) : nlohmann::json(nullptr)},
+       {"snapshots", r.snapshots},
+       {"reap", r.reap},
+       {"case_overhead_ms", r.case_overhead_ms},
+       {"case_ms", r.case_ms},
+       {"matrix_wall_s", r.matrix_wall_s ? nlohmann::json(*r.matrix_wall_s) : nlohmann::json()},
+       {"matrix_cases", r.matrix_cases},
+       {"matrix_unexpected", r.matrix_unexpected},
+       {"matrix_jobs", r.matrix_jobs},
+       {"targets", r.targets}};
+}
+
+}  // namespace reapcheck

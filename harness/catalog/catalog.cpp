@@ -1,0 +1,84 @@
+#include "harness/catalog/catalog.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "reaper/external.h"
+
+namespace reapcheck {
+namespace {
+
+constexpr std::string_view kExec = "exec:";
+constexpr std::string_view kSupervise = "supervise:";
+
+std::vector<ReaperChoice> build() {
+  std::vector<ReaperChoice> all;
+  for (const auto& r : reaper::builtin_reapers()) {
+    all.push_back(
+        {ReaperChoice::Origin::builtin, std::string(r.id), std::string(r.technique), r.make, ""});
+  }
+  for (auto& p : presets()) all.push_back(std::move(p));
+  return all;
+}
+
+// The command after `prefix`, when `id` starts with it and names one.
+std::optional<std::string> command_after(std::string_view id, std::string_view prefix) {
+  if (id.size() <= prefix.size() || id.substr(0, prefix.size()) != prefix) return std::nullopt;
+  return std::string(id.substr(prefix.size()));
+}
+
+}  // namespace
+
+ReaperChoice exec_choice(std::string id, std::string command, ReaperChoice::Origin origin,
+                         std::string needs) {
+  std::string technique = "exec: " + command;
+  return {origin, std::move(id), std::move(technique),
+          [command = std::move(command)](const reaper::ReaperConfig&) {
+            return reaper::make_exec_command(command);
+          },
+          std::move(needs)};
+}
+
+ReaperChoice supervise_choice(std::string id, std::string command, ReaperChoice::Origin origin,
+                              std::string needs) {
+  std::string technique = "supervise: " + command;
+  return {origin, std::move(id), std::move(technique),
+          [command = std::move(command)](const reaper::ReaperConfig&) {
+            return reaper::make_supervise(command);
+          },
+          std::move(needs)};
+}
+
+const std::vector<ReaperChoice>& reaper_catalog() {
+  static const std::vector<ReaperChoice> all = build();
+  return all;
+}
+
+std::vector<std::string> reaper_ids(ReaperChoice::Origin origin) {
+  std::vector<std::string> ids;
+  for (const auto& r : reaper_catalog()) {
+    if (r.origin == origin) ids.push_back(r.id);
+  }
+  return ids;
+}
+
+std::optional<ReaperChoice> resolve_reaper(std::string_view id) {
+  for (const auto& r : reaper_catalog()) {
+    if (r.id == id) return r;
+  }
+  if (auto command = command_after(id, kExec)) {
+    return exec_choice(std::string(id), *command, ReaperChoice::Origin::command);
+  }
+  if (auto command = command_after(id, kSupervise)) {
+    return supervise_choice(std::string(id), *command, ReaperChoice::Origin::command);
+  }
+  return std::nullopt;
+}
+
+std::string valid_reaper_ids() {
+  std::vector<std::string_view> ids;
+  for (const auto& r : reaper_catalog()) ids.push_back(r.id);
+  return fmt::format("{}, or exec:CMD / supervise:CMD", fmt::join(ids, ", "));
+}
+
+}  // namespace reapcheck

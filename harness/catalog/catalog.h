@@ -1,0 +1,46 @@
+// Every reaper a run can name: the built-in strategies (reaper/), the presets for well-known
+// external reapers (presets.cpp), and any `exec:CMD` or `supervise:CMD` given by the user.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reaper/reaper.h"
+
+namespace reapcheck {
+
+struct ReaperChoice {
+  enum class Origin {
+    builtin,  // a strategy of the reaper library
+    preset,   // a well-known external reaper, as its users run it
+    command,  // exec:CMD or supervise:CMD from the command line
+  };
+  Origin origin = Origin::builtin;
+  std::string id;
+  std::string technique;  // one line, for `reapcheck list`
+  std::function<std::unique_ptr<reaper::Reaper>(const reaper::ReaperConfig&)> make;
+  std::string needs;  // a program that must be installed (presets); empty otherwise
+};
+
+// The built-ins, then the presets, in the order reports show them.
+const std::vector<ReaperChoice>& reaper_catalog();
+std::vector<std::string> reaper_ids(ReaperChoice::Origin origin);
+
+// Resolves an id from the catalog, or an `exec:CMD` / `supervise:CMD`; empty when unknown.
+std::optional<ReaperChoice> resolve_reaper(std::string_view id);
+
+// "pgroup, ps-walk, ..., or exec:CMD / supervise:CMD", for error messages.
+std::string valid_reaper_ids();
+
+// The presets (presets.cpp): `exec:` and `supervise:` commands with an id and what they need.
+std::vector<ReaperChoice> presets();
+ReaperChoice exec_choice(std::string id, std::string command, ReaperChoice::Origin origin,
+                         std::string needs = {});
+ReaperChoice supervise_choice(std::string id, std::string command, ReaperChoice::Origin origin,
+                              std::string needs = {});
+
+}  // namespace reapcheck

@@ -1,0 +1,26 @@
+// `reapcheck bench`: the measurements of bench/, with their options.
+#include "bench/command.h"
+#include "harness/cli/commands.h"
+
+namespace reapcheck {
+
+Command bench_command(CLI::App& app, const GlobalArgs& global) {
+  auto args = std::make_shared<BenchArgs>();
+  args->jobs = default_jobs();
+  auto* cmd = app.add_subcommand(
+      "bench",
+      "Measure snapshot cost, each built-in reaper's kill-to-all-dead time on wide trees and a "
+      "deep chain, the harness's overhead per case and the matrix's wall time, against the "
+      "targets; writes bench.json, bench.md (the table) and bench.svg (the plot)");
+  cmd->add_flag("--quick", args->quick,
+                "Trees up to 1,000 members, one run each, no matrix: under a minute");
+  cmd->add_option("--json", args->json_file, "Write the JSON here instead of DIR/bench.json");
+  cmd->add_option("--out", args->out_dir, "Directory for bench.json, bench.md, bench.svg")
+      ->capture_default_str();
+  cmd->add_option("-j,--jobs", args->jobs, "Workers for the matrix run")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  return {cmd, [args, &global] { return run_bench(load_inputs(global), *args); }};
+}
+
+}  // namespace reapcheck

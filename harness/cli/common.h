@@ -1,0 +1,53 @@
+// What the subcommands share: the inputs they load, how ids on the command line are checked, and
+// how output is styled.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness/model/scenario_set.h"
+
+namespace reapcheck {
+
+// A configuration error: reported on one line, exit status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Options every subcommand sees.
+struct GlobalArgs {
+  std::string scenario_dir;  // --scenarios DIR
+};
+
+// A subcommand: its CLI11 parser, and what runs once the command line has been parsed.
+struct Command {
+  CLI::App* parser = nullptr;
+  std::function<int()> run;
+};
+
+// The scenarios and expectations under --scenarios.
+ScenarioSet load_inputs(const GlobalArgs& global);
+
+// The scenarios named (all when `wanted` is empty); UsageError for an unknown id, listing the
+// valid ones.
+std::vector<Scenario> select_scenarios(const ScenarioSet& set,
+                                       const std::vector<std::string>& wanted);
+
+// The reapers named, checked (all built-ins when `wanted` is empty), then every preset when
+// `presets`. "@FILE" names a reaper written in FILE: ids such as exec:CMD may hold characters
+// that a build system or a shell would mangle on the way to the command line.
+std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, bool presets);
+
+// Colour on stdout: a terminal, and NO_COLOR unset or empty.
+bool use_colour();
+
+// One case per core: a case spends most of its time waiting on processes, but a wide tree or a
+// fork storm keeps a core busy, and the race scenarios need theirs to stay deterministic.
+int default_jobs();
+
+}  // namespace reapcheck

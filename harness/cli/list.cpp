@@ -1,0 +1,87 @@
+// `reapcheck list`: the reapers, the presets and the scenarios, with what each reaper is expected
+// to do where it is not `pass`. `--json` is the source of generated docs and of the CTest matrix.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/catalog/catalog.h"
+#include "harness/cli/commands.h"
+
+namespace reapcheck {
+namespace {
+
+nlohmann::json list_json(const ScenarioSet& set) {
+  nlohmann::json j;
+  j["reapers"] = nlohmann::json::array();
+  j["presets"] = nlohmann::json::array();
+  for (const auto& r : reaper_catalog()) {
+    if (r.origin == ReaperChoice::Origin::builtin) {
+      j["reapers"].push_back({{"id", r.id}, {"technique", r.technique}});
+    } else {
+      j["presets"].push_back({{"id", r.id}, {"technique", r.technique}, {"needs", r.needs}});
+    }
+  }
+  j["scenarios"] = nlohmann::json::array();
+  for (const auto& s : set.scenarios) {
+    nlohmann::json known = nlohmann::json::object();
+    nlohmann::json skip = nlohmann::json::object();
+    for (const auto& r : reaper_catalog()) {
+      if (const Expectation e = set.expectations.expected(s.id, r.id); is_weakness(e.verdict)) {
+        known[r.id] = {{"verdict", to_string(e.verdict)}, {"reason", e.reason}};
+      }
+      if (const std::string* why = set.expectations.skip_reason(s.id, r.id)) skip[r.id] = *why;
+    }
+    j["scenarios"].push_back({{"id", s.id},
+                              {"description", s.description},
+                              {"tags", s.tags},
+                              {"file", s.file.string()},
+                              {"members", s.member_count()},
+                              {"known", known},
+                              {"skip", skip}});
+  }
+  return j;
+}
+
+void print_list(const ScenarioSet& set) {
+  fmt::print("Reapers (built in):\n");
+  for (const auto& r : reaper_catalog()) {
+    if (r.origin == ReaperChoice::Origin::builtin) fmt::print("  {:<12} {}\n", r.id, r.technique);
+  }
+  fmt::print("\nPresets (--presets, or --reaper ID):\n");
+  for (const auto& r : reaper_catalog()) {
+    if (r.origin == ReaperChoice::Origin::preset) fmt::print("  {:<12} {}\n", r.id, r.technique);
+  }
+  fmt::print(
+      "\nAny other reaper: --reaper 'exec:CMD' (run at kill time with {{pid}} {{pgid}} {{sid}} "
+      "{{worktree}} {{grace_s}})\n                  --reaper 'supervise:CMD' (the agent runs "
+      "as CMD AGENT...)\n");
+  fmt::print("\nScenarios:\n");
+  for (const auto& s : set.scenarios) {
+    fmt::print("  {:<16} {} [{}]\n", s.id, s.description, fmt::join(s.tags, ", "));
+    for (const auto& r : reaper_catalog()) {
+      if (const Expectation e = set.expectations.expected(s.id, r.id); is_weakness(e.verdict)) {
+        fmt::print("  {:<16}   known: {} → {}: {}\n", "", r.id, to_string(e.verdict), e.reason);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Command list_command(CLI::App& app, const GlobalArgs& global) {
+  auto json = std::make_shared<bool>(false);
+  auto* cmd = app.add_subcommand("list", "List the scenarios and the built-in reapers");
+  cmd->add_flag("--json", *json, "Print as JSON (the source of generated docs and tests)");
+  return {cmd, [json, &global] {
+            const ScenarioSet set = load_inputs(global);
+            if (*json) {
+              fmt::print("{}\n", list_json(set).dump(2));
+            } else {
+              print_list(set);
+            }
+            return 0;
+          }};
+}
+
+}  // namespace reapcheck

@@ -1,0 +1,106 @@
+// `reapcheck reproduce`: one case by hand (by default the npm dev-server leak under the process
+// group kill), its leak shown the way a person reads it: the forest that survived and the ports
+// still answering. --no-sandbox runs it on this machine, saying first what it will do.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/cli/commands.h"
+#include "harness/engine/case.h"
+#include "harness/engine/fixture.h"
+#include "harness/support/exit_status.h"
+#include "harness/support/interrupt.h"
+#include "reports/process_forest.h"
+
+namespace reapcheck {
+namespace {
+
+struct ReproduceArgs {
+  std::string scenario = "npm-dev-server";
+  std::string reaper = "pgroup";
+  bool no_sandbox = false;
+  bool keep = false;
+  int grace_ms = 300;
+  int settle_ms = 1000;
+};
+
+void announce_host_run(const Scenario& scenario, const ReproduceArgs& args) {
+  fmt::print(stderr,
+             "reapcheck: --no-sandbox: scenario '{}' runs on THIS machine, not in a sandbox.\n"
+             "  It starts the agent ({}) in a temporary worktree, lets reaper '{}' kill it,\n"
+             "  and signals nothing but the processes it started, through pidfds.\n"
+             "  {}\n",
+             scenario.id,
+             scenario.agent ? fmt::format("{}", fmt::join(scenario.agent->command, " "))
+                            : "the fixture tree",
+             args.reaper,
+             args.keep ? "--keep: whatever survives is left running for you to inspect."
+                       : "Whatever survives is killed afterwards (--keep leaves it running).");
+}
+
+void print_outcome(const CaseResult& c, const ReproduceArgs& args) {
+  fmt::print("\n{}: {} — {}\n", c.scenario, to_string(c.verdict), c.reason);
+  if (!c.survivors.empty()) fmt::print("\nLeaked processes:\n{}", process_forest(c.survivors));
+  if (!c.open_ports.empty()) {
+    fmt::print("\nPorts still answering:\n");
+    for (const auto& p : c.open_ports) {
+      fmt::print("  127.0.0.1:{} ({}) held by pid {}\n", p.port, p.role, p.pid);
+    }
+  }
+  if (c.survivors.empty() && c.open_ports.empty()) fmt::print("\nNothing leaked.\n");
+  if (!args.no_sandbox) {
+    fmt::print("\nThe sandbox has ended: nothing above is still running.\n");
+  } else if (args.keep && !c.survivors.empty()) {
+    std::vector<pid_t> pids;
+    for (const auto& s : c.survivors) pids.push_back(s.pid);
+    fmt::print("\nLeft running (--keep); end them with: kill -9 {}\n", fmt::join(pids, " "));
+  } else {
+    fmt::print("\nCleaned up: every process the reproduction started has been killed.\n");
+  }
+}
+
+int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
+  const ScenarioSet set = load_inputs(global);
+  const std::vector<Scenario> scenarios = select_scenarios(set, {args.scenario});
+  const Scenario& scenario = scenarios.front();
+  const std::string reaper = select_reapers({args.reaper}, false).front();
+  if (auto missing = missing_interpreters(scenarios); !missing.empty()) throw UsageError(missing);
+  CaseOptions options;
+  options.grace = std::chrono::milliseconds(args.grace_ms);
+  options.settle = std::chrono::milliseconds(args.settle_ms);
+  options.on_host = args.no_sandbox;
+  options.keep = args.keep;
+  if (args.no_sandbox) {
+    if (auto refusal = host_run_refusal(scenario, reaper); !refusal.empty()) {
+      throw UsageError("--no-sandbox: " + refusal);
+    }
+    announce_host_run(scenario, args);
+  }
+  watch_interrupts();
+  fmt::print("Reproducing {} with {} ({})...\n", scenario.id, reaper,
+             args.no_sandbox ? "on this machine" : "in a sandbox; pids are the sandbox's");
+  const CaseResult c =
+      run_case(make_job(scenario, reaper, set.expectations, /*expect_pass=*/false), options);
+  print_outcome(c, args);
+  return c.as_expected() ? kExitOk : kExitDeviation;
+}
+
+}  // namespace
+
+Command reproduce_command(CLI::App& app, const GlobalArgs& global) {
+  auto args = std::make_shared<ReproduceArgs>();
+  auto* cmd = app.add_subcommand(
+      "reproduce",
+      "Reproduce one scenario by hand (default: the npm dev-server leak) and show what "
+      "leaked and which ports still answer");
+  cmd->add_option("scenario", args->scenario, "Scenario id")->capture_default_str();
+  cmd->add_option("--reaper", args->reaper, "Reaper id")->capture_default_str();
+  cmd->add_flag("--no-sandbox", args->no_sandbox,
+                "Run on this machine as a user would see it (built-in reapers and presets "
+                "only; says what it will do first)");
+  cmd->add_flag("--keep", args->keep, "With --no-sandbox: leave the survivors running");
+  cmd->add_option("--grace", args->grace_ms, "Grace period in ms")->capture_default_str();
+  cmd->add_option("--settle", args->settle_ms, "Settle deadline in ms")->capture_default_str();
+  return {cmd, [args, &global] { return reproduce(global, *args); }};
+}
+
+}  // namespace reapcheck

@@ -1,0 +1,157 @@
+// `reapcheck run`: scenarios × reapers, each case in its own sandbox; prints the matrix, writes
+// the reports, and exits 1 when a verdict differs from its expectation.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "harness/cli/commands.h"
+#include "harness/engine/fixture.h"
+#include "harness/engine/matrix.h"
+#include "harness/model/summary.h"
+#include "harness/support/exit_status.h"
+#include "harness/support/interrupt.h"
+#include "reports/file_output.h"
+#include "reports/html_report.h"
+#include "reports/json_report.h"
+#include "reports/junit_report.h"
+#include "reports/text_matrix.h"
+
+namespace reapcheck {
+namespace {
+
+struct RunArgs {
+  std::vector<std::string> scenarios;
+  std::vector<std::string> reapers;
+  std::string json_file;
+  std::string junit_file;
+  std::string out_dir;
+  int grace_ms = 300;
+  int settle_ms = 1000;
+  int repeat = 1;
+  int jobs = default_jobs();
+  int skip_exit_code = 0;
+  bool quiet = false;
+  bool presets = false;
+  bool expect_pass = false;
+};
+
+void write_reports(const RunResult& run, const RunArgs& args) {
+  if (!args.json_file.empty()) write_json_report(run, args.json_file);
+  if (!args.junit_file.empty()) write_junit_report(run, args.junit_file);
+  if (!args.out_dir.empty()) {
+    const std::filesystem::path dir(args.out_dir);
+    write_json_report(run, dir / "results.json");
+    write_junit_report(run, dir / "junit.xml");
+    write_text_file(dir / "matrix.txt", text_matrix(run, false) + text_deviations(run));
+    write_html_report(run, dir / "matrix.html");
+  }
+}
+
+MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
+  const ScenarioSet set = load_inputs(global);
+  MatrixPlan plan;
+  plan.scenarios = select_scenarios(set, args.scenarios);
+  plan.reapers = select_reapers(args.reapers, args.presets);
+  if (auto missing = missing_interpreters(plan.scenarios); !missing.empty()) {
+    throw UsageError(missing);
+  }
+  plan.expectations = set.expectations;
+  plan.expect_pass = args.expect_pass;
+  plan.repeat = args.repeat;
+  plan.jobs = args.jobs;
+  plan.options.grace = std::chrono::milliseconds(args.grace_ms);
+  plan.options.settle = std::chrono::milliseconds(args.settle_ms);
+  return plan;
+}
+
+// On a terminal one status line is rewritten in place (done, current, elapsed, time left);
+// otherwise each finished case is a plain line, for logs.
+Progress progress_printer(const RunArgs& args) {
+  const bool live = ::isatty(STDERR_FILENO) != 0;
+  const auto started = std::chrono::steady_clock::now();
+  return [&args, live, started](const CaseResult& c, int done, int total) {
+    if (args.quiet) return;
+    const std::string mark = c.as_expected() ? "ok" : "UNEXPECTED";
+    const std::string line =
+        fmt::format("[{}/{}] {} × {}{}: {} ({})", done, total, c.scenario, c.reaper,
+                    args.repeat > 1 ? fmt::format(" #{}", c.run) : "", to_string(c.verdict), mark);
+    if (!live) {
+      fmt::print(stderr, "{} {:.0f} ms\n", line, c.case_ms);
+      return;
+    }
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double left = elapsed / done * (total - done);
+    if (!c.as_expected()) fmt::print(stderr, "\r\x1b[K{}\n", line);  // surprises stay on screen
+    fmt::print(stderr, "\r\x1b[K[{}/{}] {:.0f}s elapsed, ~{:.0f}s left — last: {} × {}: {}", done,
+               total, elapsed, left, c.scenario, c.reaper, to_string(c.verdict));
+    if (done == total) fmt::print(stderr, "\r\x1b[K");
+  };
+}
+
+int run(const GlobalArgs& global, const RunArgs& args) {
+  const MatrixPlan plan = plan_of(global, args);
+  watch_interrupts();
+  RunResult run;
+  try {
+    run_matrix(plan, run, progress_printer(args));
+  } catch (const Interrupted& e) {
+    fmt::print(stderr,
+               "reapcheck: {}; the cases in progress were ended, nothing they started is "
+               "left running; writing the {} finished cases\n",
+               e.what(), run.cases.size());
+    write_reports(run, args);
+    return kExitInterrupted;
+  }
+
+  fmt::print("{}", text_matrix(run, use_colour()));
+  fmt::print("{}", text_deviations(run));
+  write_reports(run, args);
+  const Summary summary = summarise(run);
+  if (!summary.ok()) return kExitDeviation;
+  if (args.skip_exit_code != 0 && summary.skipped() == static_cast<int>(summary.cells.size())) {
+    return args.skip_exit_code;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command run_command(CLI::App& app, const GlobalArgs& global) {
+  auto args = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand(
+      "run", "Run scenarios × reapers, each case in its own sandbox, and print the matrix");
+  cmd->add_option("--scenario", args->scenarios, "Scenario id (repeatable; default: all)");
+  cmd->add_option("--reaper", args->reapers,
+                  "Reaper: a built-in or preset id, 'exec:CMD', 'supervise:CMD', or @FILE holding "
+                  "one of those (repeatable; default: every built-in)");
+  cmd->add_flag("--presets", args->presets, "Also run every preset (tini, dumb-init, ...)");
+  cmd->add_flag("--expect-pass", args->expect_pass,
+                "Expect pass in every case, ignoring declared weaknesses (for a CI gate)");
+  cmd->add_option("--json", args->json_file, "Write the results as JSON to FILE");
+  cmd->add_option("--junit", args->junit_file, "Write JUnit XML to FILE");
+  cmd->add_option("--out", args->out_dir,
+                  "Write results.json, junit.xml, matrix.txt and matrix.html into DIR");
+  cmd->add_option("--grace", args->grace_ms, "Grace period the reapers give after SIGTERM, in ms")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 600000));
+  cmd->add_option("--settle", args->settle_ms,
+                  "How long members may take to die after the reaper returns, in ms")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 600000));
+  cmd->add_option("--repeat", args->repeat,
+                  "Run each case N times and flag any whose verdicts differ")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  cmd->add_option("-j,--jobs", args->jobs,
+                  "Cases run at once, each in a worker process (default: one per CPU)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--skip-exit-code", args->skip_exit_code,
+                  "Exit with N when every case was skipped (CTest's SKIP_RETURN_CODE)");
+  cmd->add_flag("-q,--quiet", args->quiet, "No progress lines");
+  return {cmd, [args, &global] { return run(global, *args); }};
+}
+
+}  // namespace reapcheck

@@ -1,0 +1,220 @@
+#include "harness/engine/bystanders.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "harness/engine/readiness.h"
+#include "harness/sandbox/init_reaping.h"
+#include "harness/sandbox/pid_placement.h"
+#include "harness/support/paths.h"
+#include "reaper/os/deadline.h"
+#include "reaper/os/pidfd.h"
+#include "reaper/os/proc_table.h"
+#include "reaper/os/sys_error.h"
+#include "reaper/reaper.h"
+
+namespace reapcheck {
+
+Bystanders::Bystanders(const std::filesystem::path& scratch)
+    : helper_(helper_path("reapcheck-bystander")), log_(scratch / "bystander-signals.log") {
+  std::ofstream(log_).close();
+}
+
+Bystanders::~Bystanders() {
+  for (const Entry& e : entries_) {
+    reaper::pidfd_try_signal(e.pidfd.get(), SIGKILL);
+  }
+}
+
+std::vector<std::string> Bystanders::argv(const std::string& role) const {
+  return {helper_, role};
+}
+
+std::vector<std::string> Bystanders::env() const {
+  return {"PATH=/usr/local/bin:/usr/bin:/bin", "REAPCHECK_SIGNAL_LOG=" + log_.string(),
+          "REAPCHECK_READY_FD=" + std::to_string(ready_.writer())};
+}
+
+void Bystanders::exec_helper(const std::string& role, const std::vector<std::string>& extra,
+                             const std::filesystem::path& cwd, bool own_session) const {
+  init::reset_in_child();
+  if (own_session) ::setsid();
+  if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
+  ::fcntl(ready_.writer(), F_SETFD, 0);
+  int null_fd = ::open("/dev/null", O_RDWR);
+  ::dup2(null_fd, 0);
+  std::vector<std::string> args = argv(role);
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::vector<char*> c_args, c_env;
+  for (auto& a : args) c_args.push_back(a.data());
+  c_args.push_back(nullptr);
+  std::vector<std::string> environment = env();
+  for (auto& e : environment) c_env.push_back(e.data());
+  c_env.push_back(nullptr);
+  ::execve(helper_.c_str(), c_args.data(), c_env.data());
+  ::_exit(127);
+}
+
+void Bystanders::add(pid_t pid, const std::string& role, bool our_child) {
+  auto fd = reaper::pidfd_open(pid);
+  if (!fd) throw std::runtime_error("bystander " + role + " exited before it was watched");
+  entries_.push_back(Entry{pid, role, std::move(*fd), our_child});
+}
+
+void Bystanders::start(const std::string& role, const std::vector<std::string>& extra_args,
+                       const std::filesystem::path& cwd, bool own_session,
+                       Clock::time_point deadline) {
+  pid_t pid;
+  {
+    init::BlockChildSignals block;
+    pid = ::fork();
+    if (pid < 0) reaper::throw_sys("fork bystander " + role);
+    if (pid == 0) exec_helper(role, extra_args, cwd, own_session);
+    init::watch(pid);
+  }
+  add(pid, role, true);
+  await(pid, deadline);
+}
+
+bool Bystanders::try_place_decoy(pid_t pid, const std::string& role) {
+  init::BlockChildSignals block;
+  pid_t child = fork_at_pid(pid);
+  if (child < 0) {
+    if (errno == EEXIST) return false;
+    reaper::throw_sys("start decoy on pid " + std::to_string(pid));
+  }
+  if (child == 0) exec_helper(role, {}, {}, true);
+  init::watch(child);
+  add(child, role, true);
+  return true;
+}
+
+void Bystanders::adopt(const std::string& role, Clock::time_point deadline) {
+  auto announced = [&] {
+    return std::find_if(announced_.begin(), announced_.end(),
+                        [&](const auto& a) { return a.second == role; });
+  };
+  while (announced() == announced_.end()) read_announcement(role, deadline);
+  add(announced()->first, role, false);
+}
+
+void Bystanders::await(pid_t pid, Clock::time_point deadline) {
+  while (announced_.count(pid) == 0) read_announcement("pid " + std::to_string(pid), deadline);
+}
+
+void Bystanders::read_announcement(const std::string& awaited, Clock::time_point deadline) {
+  auto got = ready_.next(deadline);
+  if (got.status != LineReader::Status::line) {
+    throw std::runtime_error("bystander " + awaited + " did not announce itself (is " + helper_ +
+                             " built?)");
+  }
+  if (auto a = parse_announcement(got.line)) {
+    announced_[translate_announced_pid(a->pid, got.sender)] = a->role;
+  }
+}
+
+std::set<pid_t> Bystanders::pids_with_ancestors_below(pid_t host) const {
+  std::set<pid_t> out = pids();
+  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+  for (const Entry& e : entries_) {
+    const reaper::ProcInfo* p = table.find(e.pid);
+    while (p != nullptr && p->ppid != host && p->ppid > 1) {
+      out.insert(p->ppid);
+      p = table.find(p->ppid);
+    }
+  }
+  return out;
+}
+
+std::set<pid_t> Bystanders::pids() const {
+  std::set<pid_t> out;
+  for (const Entry& e : entries_) out.insert(e.pid);
+  return out;
+}
+
+namespace {
+
+// The signals queued for `pid` and not yet delivered (SigPnd | ShdPnd in /proc/<pid>/status);
+// 0 when there are none or the process is gone.
+unsigned long long pending_signals(pid_t pid) {
+  unsigned long long pending = 0;
+  for (const char* field : {"SigPnd", "ShdPnd"}) {
+    const std::string mask = reaper::status_field(pid, field);
+    if (!mask.empty()) pending |= std::stoull(mask, nullptr, 16);
+  }
+  return pending;
+}
+
+// How a watched child of ours ended: from init's record, or, before init has reaped it, by
+// peeking at the zombie without reaping it.
+std::optional<init::Exit> exit_of_child(pid_t pid, int pidfd) {
+  if (auto e = init::exit_of(pid)) return e;
+  siginfo_t info{};
+  if (::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+      info.si_pid != 0) {
+    return init::Exit{info.si_code, info.si_status};
+  }
+  return init::exit_of(pid);  // reaped between the two looks
+}
+
+}  // namespace
+
+void Bystanders::settle(Clock::time_point deadline) const {
+  for (const Entry& e : entries_) {
+    while (Clock::now() < deadline && !reaper::pidfd_exited(e.pidfd.get())) {
+      const unsigned long long pending = pending_signals(e.pid);
+      if (pending == 0) break;
+      if (pending & (1ULL << (SIGKILL - 1))) {
+        auto left = reaper::time_left(deadline);
+        reaper::pidfd_wait_exit(e.pidfd.get(), std::max(left, std::chrono::milliseconds(0)));
+      } else {
+        ::sched_yield();  // a handler is about to run; there is no event to wait on
+      }
+    }
+  }
+}
+
+std::vector<BystanderHit> Bystanders::hits() const {
+  std::map<pid_t, std::string> roles;
+  for (const Entry& e : entries_) roles[e.pid] = e.role;
+  std::vector<BystanderHit> out;
+
+  std::ifstream log(log_);
+  std::string line;
+  while (std::getline(log, line)) {
+    std::istringstream in(line);
+    pid_t pid = 0, sender = 0;
+    int sig = 0, code = 0;
+    if (!(in >> pid >> sig >> sender >> code)) continue;
+    out.push_back(
+        {pid, roles.count(pid) ? roles[pid] : "bystander", reaper::signal_name(sig), sender, code});
+  }
+  // SIGKILL and SIGSTOP cannot be caught, so their sender is unknown (reported as 0).
+  for (const Entry& e : entries_) {
+    std::optional<init::Exit> exit;
+    if (e.our_child && reaper::pidfd_exited(e.pidfd.get()))
+      exit = exit_of_child(e.pid, e.pidfd.get());
+    if (exit) {
+      if (exit->code == CLD_KILLED || exit->code == CLD_DUMPED) {
+        out.push_back({e.pid, e.role, reaper::signal_name(exit->status), 0});
+      }
+    } else if (!e.our_child && reaper::pidfd_exited(e.pidfd.get())) {
+      out.push_back({e.pid, e.role, reaper::signal_name(SIGKILL), 0});  // it catches all else
+    } else if (auto p = reaper::ProcTable::read_one(e.pid, reaper::Detail::stat);
+               p && (p->state == 'T' || p->state == 't')) {
+      out.push_back({e.pid, e.role, reaper::signal_name(SIGSTOP), 0});
+    }
+  }
+  return out;
+}
+
+}  // namespace reapcheck

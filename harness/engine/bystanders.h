@@ -1,0 +1,82 @@
+// Bystanders: processes outside the agent's tree that no reaper may signal. Each runs
+// reapcheck-bystander, which logs every catchable signal it receives; SIGKILL and SIGSTOP,
+// which cannot be caught, are seen from outside (exit status, pidfd, /proc state).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/engine/readiness_channel.h"
+#include "harness/model/result.h"
+#include "reaper/os/unique_fd.h"
+
+namespace reapcheck {
+
+class Bystanders {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit Bystanders(const std::filesystem::path& scratch);
+  ~Bystanders();  // SIGKILLs every bystander through its pidfd
+  Bystanders(const Bystanders&) = delete;
+  Bystanders& operator=(const Bystanders&) = delete;
+
+  // What a bystander started elsewhere (by the reaper host) needs: its argv prefix, its
+  // environment, and the readiness fd it must inherit.
+  std::vector<std::string> argv(const std::string& role) const;
+  std::vector<std::string> env() const;
+  int ready_fd() const { return ready_.writer(); }
+
+  // Starts a bystander as the caller's child and waits until it is ready.
+  void start(const std::string& role, const std::vector<std::string>& extra_args,
+             const std::filesystem::path& cwd, bool own_session, Clock::time_point deadline);
+
+  // One attempt to start a decoy on exactly `pid`, leading its own session and group (so it
+  // also holds `pid` as a process-group id). False while the pid is still taken.
+  bool try_place_decoy(pid_t pid, const std::string& role);
+
+  // Registers the bystander that announces itself as `role`, started by the reaper host —
+  // perhaps under a supervisor, so not necessarily the process the host spawned.
+  void adopt(const std::string& role, Clock::time_point deadline);
+
+  std::set<pid_t> pids() const;
+
+  // The bystanders and, for each, its ancestors below `host`: a reaper's own processes that
+  // stand between it and a bystander (a subreaper's shim for the sibling agent).
+  std::set<pid_t> pids_with_ancestors_below(pid_t host) const;
+
+  // Waits, until `deadline`, for every signal already sent to a bystander to take effect:
+  // kill() only queues a signal, so a SIGKILL sent just before the reaper reported done may
+  // still be pending. Call before hits().
+  void settle(Clock::time_point deadline) const;
+
+  // Every signal a bystander received so far, and any bystander killed or stopped.
+  std::vector<BystanderHit> hits() const;
+
+ private:
+  struct Entry {
+    pid_t pid;
+    std::string role;
+    reaper::UniqueFd pidfd;
+    bool our_child;
+  };
+  void add(pid_t pid, const std::string& role, bool our_child);
+  void await(pid_t pid, Clock::time_point deadline);
+  void read_announcement(const std::string& awaited, Clock::time_point deadline);
+  [[noreturn]] void exec_helper(const std::string& role, const std::vector<std::string>& extra,
+                                const std::filesystem::path& cwd, bool own_session) const;
+
+  std::string helper_;
+  std::filesystem::path log_;
+  ReadinessChannel ready_;
+  std::map<pid_t, std::string> announced_;  // pid → role
+  std::vector<Entry> entries_;
+};
+
+}  // namespace reapcheck

@@ -1,0 +1,51 @@
+// One case: one scenario run against one reaper, in a sandbox of its own.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "harness/model/expectations.h"
+#include "harness/model/result.h"
+#include "harness/model/scenario.h"
+
+namespace reapcheck {
+
+// What to run, and what it is expected to give.
+struct CaseJob {
+  const Scenario* scenario = nullptr;
+  std::string reaper;
+  int run = 1;                // 1-based index under --repeat
+  Expectation expected;       // pass, or the reaper's declared weakness
+  std::string declared_skip;  // why the reaper's expectations say it cannot apply; empty if it can
+};
+
+// The job for `scenario` × `reaper` as `book` declares it (pass everywhere with `expect_pass`).
+CaseJob make_job(const Scenario& scenario, std::string reaper, const ExpectationBook& book,
+                 bool expect_pass, int run = 1);
+
+struct CaseOptions {
+  std::chrono::milliseconds grace{300};    // what the reaper gives members after SIGTERM
+  std::chrono::milliseconds settle{1000};  // how long members may take to die after the reaper
+  std::chrono::milliseconds ready{10000};  // how long the fixture may take to announce its tree
+  std::chrono::milliseconds reaper_deadline{10000};  // on top of the grace period
+  std::string cgroup_parent;  // where the cgroup reaper makes its groups; empty: its own cgroup
+  // Outside any sandbox, on the real host (reapcheck reproduce --no-sandbox): the audit looks
+  // only at the tree's sessions, and what survives is killed afterwards unless `keep`.
+  bool on_host = false;
+  bool keep = false;
+};
+
+// Runs the case and returns its result, judged and compared with its expectation. Never throws
+// for what happens inside the sandbox: failures become setup-error, reaper-error or
+// reaper-timeout. Throws Interrupted when the user interrupts the run.
+CaseResult run_case(const CaseJob& job, const CaseOptions& options);
+
+// Gives `observed` its identity (scenario, reaper, run, tags), its expectation and its verdict,
+// judged from its observations. Every result, however it was produced, passes through here.
+CaseResult complete_case(const CaseJob& job, CaseResult observed);
+
+// Why a case cannot run outside the sandbox (a PID race, a command given by the user), or empty.
+std::string host_run_refusal(const Scenario& scenario, std::string_view reaper_id);
+
+}  // namespace reapcheck

@@ -1,0 +1,327 @@
+#include "harness/engine/case_body.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+#include "harness/engine/audit.h"
+#include "harness/engine/bystanders.h"
+#include "harness/engine/fixture.h"
+#include "harness/engine/ports.h"
+#include "harness/engine/race.h"
+#include "harness/engine/readiness.h"
+#include "harness/engine/readiness_channel.h"
+#include "harness/engine/reaper_host.h"
+#include "harness/sandbox/init_reaping.h"
+#include "reaper/os/deadline.h"
+#include "reaper/os/pidfd.h"
+#include "reaper/os/proc_table.h"
+#include "reaper/os/read_file.h"
+
+namespace reapcheck {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// Ports handed to a command agent: it has its own network namespace, so any fixed range is free.
+constexpr int kFirstPort = 41001;
+
+// Thrown by a step that finds the case cannot go on; run() records it as the case's blocker.
+struct Blocked {
+  Blocker blocker;
+};
+
+[[noreturn]] void setup_failed(std::string reason) {
+  throw Blocked{{Blocker::Kind::setup_failed, std::move(reason)}};
+}
+
+std::set<std::string> as_set(const std::vector<std::string>& roles) {
+  return {roles.begin(), roles.end()};
+}
+
+class CaseBody {
+ public:
+  CaseBody(const Scenario& scenario, const ReaperChoice& reaper, const CaseOptions& options,
+           std::filesystem::path scratch)
+      : scenario_(scenario),
+        reaper_(reaper),
+        options_(options),
+        scratch_(std::move(scratch)),
+        worktree_(scratch_ / "worktree"),
+        log_(scratch_ / "fixture.log"),
+        transient_(as_set(scenario.transient_roles())),
+        stopped_(as_set(scenario.stopped_roles())) {}
+
+  CaseResult run() {
+    CaseResult r;
+    r.settle_ms = static_cast<int>(options_.settle.count());
+    try {
+      execute(r);
+    } catch (const Blocked& b) {
+      r.blocked = b.blocker;
+    } catch (const std::exception& e) {
+      r.blocked = Blocker{Blocker::Kind::setup_failed, e.what()};
+    }
+    return r;
+  }
+
+ private:
+  void execute(CaseResult& r) {
+    init::start_reaping();  // PID 1 reaps orphans at once, as a real init would
+    std::filesystem::create_directories(worktree_);
+    log_fd_ =
+        reaper::UniqueFd(::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+    setup_deadline_ = Clock::now() + options_.ready;
+
+    Bystanders bystanders(scratch_);
+    start_bystanders(bystanders);
+    ReadinessChannel ready((scratch_ / "ready.sock").string());
+    const auto tree_start = Clock::now();
+    ReaperHost host(reaper_, agent_spec(ready), sibling_spec(bystanders), options_.grace,
+                    reaper::ReaperConfig{options_.cgroup_parent});
+    ready.close_writer();  // the agent's tree holds the only write ends now: EOF means it died
+    const pid_t agent = await_spawn(host, bystanders);
+
+    std::vector<Member> members = collect_members(ready);
+    await_final_states(members);
+    r.tree_ms = ms_since(tree_start);
+    const reaper::ProcTable before = reaper::ProcTable::read();
+    for (const Member& m : members) {
+      if (const auto* p = before.find(m.pid)) r.members.push_back(record_of(*p, m.role));
+    }
+    std::optional<Race> race = plan_race(scenario_, members, before);
+
+    DeathWatch deaths;
+    watch_members(members, deaths);
+    const auto kill_start = Clock::now();
+    host.request_kill();
+    ReaperHost::Reply killed = await_kill(host, race, bystanders, deaths, kill_start,
+                                          kill_start + options_.grace + options_.reaper_deadline);
+    r.kill_ms = ms_since(kill_start);
+    r.reaper_steps = killed.steps;
+    r.reaper_outcome = outcome_of(killed);
+    if (race) r.race = race->record;
+
+    audit_tree(r, members, deaths, host, bystanders, agent, kill_start);
+    r.open_ports = open_ports();
+  }
+
+  // Bystanders that exist before the agent does.
+  void start_bystanders(Bystanders& bystanders) {
+    if (scenario_.has_bystander(BystanderKind::lookalike)) {
+      // Not in the tree, but `tail -f <worktree>/dev.log` run from inside the worktree.
+      bystanders.start("lookalike", {"tail", "-f", (worktree_ / "dev.log").string()}, worktree_,
+                       true, setup_deadline_);
+    }
+    // Every case has one: a reaper that signals its own group or everything it can see
+    // (kill(0), kill(-1)) must show up as hitting someone else.
+    bystanders.start("reaper-group", {}, {}, false, setup_deadline_);
+  }
+
+  reaper::AgentSpec agent_spec(const ReadinessChannel& ready) {
+    reaper::AgentSpec spec;
+    spec.argv = prepare_fixture(scenario_, worktree_);
+    spec.cwd = worktree_.string();
+    spec.env = {"PATH=/usr/local/bin:/usr/bin:/bin",
+                "LC_ALL=C",
+                "REAPCHECK_READY_FD=" + std::to_string(ready.writer()),
+                "REAPCHECK_READY_SOCKET=" + ready.socket_path(),
+                "REAPCHECK_FIXTURE_LOG=" + log_.string(),
+                "REAPCHECK_WORKTREE=" + worktree_.string()};
+    spec.inherit_fds = {ready.writer()};
+    spec.output_fd = log_fd_.get();
+    if (scenario_.agent) {
+      // A command agent gets its ports, and a home of its own so npm touches nothing outside.
+      int next = kFirstPort;
+      for (const auto& [var, role] : scenario_.agent->ports) {
+        ports_.emplace_back(next, role);
+        spec.env.push_back(var + "=" + std::to_string(next++));
+      }
+      std::filesystem::create_directories(scratch_ / "home");
+      spec.env.push_back("HOME=" + (scratch_ / "home").string());
+      spec.env.push_back("npm_config_cache=" + (scratch_ / "npm-cache").string());
+      spec.env.emplace_back("npm_config_update_notifier=false");
+      spec.env.emplace_back("npm_config_fund=false");
+    }
+    return spec;
+  }
+
+  std::optional<reaper::AgentSpec> sibling_spec(const Bystanders& bystanders) const {
+    if (!scenario_.has_bystander(BystanderKind::sibling_agent)) return std::nullopt;
+    // Its own worktree, which does not contain the agent's path as a substring.
+    const auto sibling_tree = scratch_ / "sibling" / "worktree";
+    std::filesystem::create_directories(sibling_tree);
+    reaper::AgentSpec sibling;
+    sibling.argv = bystanders.argv("sibling-agent");
+    sibling.argv.push_back(sibling_tree.string());
+    sibling.cwd = sibling_tree.string();
+    sibling.env = bystanders.env();
+    sibling.inherit_fds = {bystanders.ready_fd()};
+    sibling.output_fd = log_fd_.get();
+    return sibling;
+  }
+
+  // The agent's pid, once the reaper host has spawned it (and the sibling, when there is one).
+  pid_t await_spawn(ReaperHost& host, Bystanders& bystanders) {
+    ReaperHost::Reply spawned = host.wait_spawned(setup_deadline_);
+    if (spawned.status == ReaperHost::Reply::Status::unsupported) {
+      throw Blocked{{Blocker::Kind::unsupported, "the reaper cannot work here: " + spawned.error}};
+    }
+    if (spawned.status != ReaperHost::Reply::Status::ok) {
+      setup_failed("the reaper could not spawn the agent: " + spawned.error + log_tail());
+    }
+    if (spawned.sibling != 0) bystanders.adopt("sibling-agent", setup_deadline_);
+    return spawned.agent;
+  }
+
+  std::vector<Member> collect_members(ReadinessChannel& ready) {
+    std::vector<Member> members;
+    const int expected = scenario_.member_count();
+    while (static_cast<int>(members.size()) < expected) {
+      auto got = ready.next(setup_deadline_);
+      if (got.status != LineReader::Status::line) {
+        setup_failed(fmt::format(
+            "the fixture announced {} of {} members before {}{}", members.size(), expected,
+            got.status == LineReader::Status::eof ? "its tree exited" : "the readiness deadline",
+            log_tail()));
+      }
+      auto a = parse_announcement(got.line);
+      if (!a) setup_failed("malformed readiness line from the fixture: '" + got.line + "'");
+      // The pid the member wrote is its own namespace's; the kernel told us who sent it.
+      const pid_t ours = translate_announced_pid(a->pid, got.sender);
+      if (ours == 0 && !is_transient(a->role)) {
+        setup_failed(
+            fmt::format("cannot find member {} (pid {} in its namespace, announced by pid {})",
+                        a->role, a->pid, got.sender));
+      }
+      auto fd = ours != 0 ? reaper::pidfd_open(ours) : std::nullopt;
+      if (!fd && !is_transient(a->role)) {
+        setup_failed(
+            fmt::format("member {} (pid {}) exited before the kill{}", a->role, ours, log_tail()));
+      }
+      // A transient member may be gone already, as it should be.
+      members.push_back(Member{ours, a->role, fd ? std::move(*fd) : reaper::UniqueFd()});
+    }
+    return members;
+  }
+
+  // Transient members (a double fork's middle) must be gone, and self-stopping ones stopped,
+  // before the kill: the tree the reaper meets is then the same every run. The transient ones
+  // are then dropped: what the reaper must kill is the rest.
+  void await_final_states(std::vector<Member>& members) {
+    for (Member& m : members) {
+      if (is_transient(m.role)) {
+        if (m.pidfd &&
+            !reaper::pidfd_wait_exit(m.pidfd.get(), reaper::time_left(setup_deadline_))) {
+          setup_failed("transient member " + m.role + " did not exit before the kill");
+        }
+      } else if (stopped_.count(m.role) != 0) {
+        await_stopped(m);
+      }
+    }
+    std::erase_if(members, [&](const Member& m) { return is_transient(m.role); });
+  }
+
+  // No event announces a stop of a process that is not our child: watch /proc.
+  void await_stopped(const Member& m) const {
+    for (;;) {
+      auto p = reaper::ProcTable::read_one(m.pid, reaper::Detail::stat);
+      if (p && p->state == 'T') return;
+      if (!p || Clock::now() > setup_deadline_) {
+        setup_failed("member " + m.role + " did not stop itself before the kill");
+      }
+      ::sched_yield();
+    }
+  }
+
+  static ReaperOutcome outcome_of(const ReaperHost::Reply& killed) {
+    switch (killed.status) {
+      case ReaperHost::Reply::Status::timeout:
+        return {ReaperOutcome::Status::timed_out, killed.error};
+      case ReaperHost::Reply::Status::ok:
+        return {};
+      default:
+        return {ReaperOutcome::Status::failed, killed.error};
+    }
+  }
+
+  // Who is still alive once the reaper is done, and which bystanders it touched.
+  void audit_tree(CaseResult& r, std::vector<Member>& members, DeathWatch& deaths,
+                  const ReaperHost& host, Bystanders& bystanders, pid_t agent,
+                  Clock::time_point kill_start) {
+    std::set<pid_t> outside = bystanders.pids_with_ancestors_below(host.pid());
+    outside.insert({1, host.pid(), ::getpid()});
+    std::set<pid_t> sessions = {agent};  // the agent leads its own session
+    for (const auto& m : r.members) sessions.insert(m.sid);
+    AuditResult audited = audit(members, deaths, outside, kill_start, options_.settle,
+                                options_.on_host ? &sessions : nullptr);
+    r.survivors = std::move(audited.survivors);
+    r.all_dead_ms = audited.all_dead_ms;
+    bystanders.settle(Clock::now() + options_.settle);
+    r.bystanders_hit = bystanders.hits();
+    if (options_.on_host && !options_.keep) end_survivors(r.survivors, sessions);
+  }
+
+  // The command agent's ports that still accept connections. The holder is looked up before the
+  // probe connects: the probe must not be what changes the answer.
+  std::vector<OpenPort> open_ports() const {
+    std::vector<OpenPort> out;
+    for (const auto& [port, role] : ports_) {
+      const pid_t holder = port_holder(port);
+      if (port_accepting(port)) out.push_back({port, holder, role});
+    }
+    return out;
+  }
+
+  // On the host nothing ends a survivor for us: kill each through a pidfd, after checking it
+  // is still in one of the tree's sessions (its pid may have been recycled since the audit).
+  static void end_survivors(const std::vector<ProcessRecord>& survivors,
+                            const std::set<pid_t>& sessions) {
+    for (const auto& s : survivors) {
+      auto fd = reaper::pidfd_open(s.pid);
+      auto now = reaper::ProcTable::read_one(s.pid, reaper::Detail::stat);
+      if (fd && now && sessions.count(now->sid) != 0) reaper::pidfd_signal(fd->get(), SIGKILL);
+    }
+  }
+
+  // The fixture's own complaints, for a setup-error's reason.
+  std::string log_tail() const {
+    std::string s = reaper::read_file(log_.string());
+    if (s.size() > 2000) s = "..." + s.substr(s.size() - 2000);
+    while (!s.empty() && s.back() == '\n') s.pop_back();
+    return s.empty() ? "" : " — fixture log: " + s;
+  }
+
+  bool is_transient(const std::string& role) const { return transient_.count(role) != 0; }
+
+  const Scenario& scenario_;
+  const ReaperChoice& reaper_;
+  const CaseOptions& options_;
+  const std::filesystem::path scratch_;
+  const std::filesystem::path worktree_;
+  const std::filesystem::path log_;
+  const std::set<std::string> transient_;  // roles that exit before the kill
+  const std::set<std::string> stopped_;    // roles that stop themselves before the kill
+  reaper::UniqueFd log_fd_;
+  Clock::time_point setup_deadline_;
+  std::vector<std::pair<int, std::string>> ports_;  // port → the role that listens on it
+};
+
+}  // namespace
+
+CaseResult observe_case(const Scenario& scenario, const ReaperChoice& reaper,
+                        const CaseOptions& options, const std::filesystem::path& scratch) {
+  return CaseBody(scenario, reaper, options, scratch).run();
+}
+
+}  // namespace reapcheck

@@ -1,0 +1,23 @@
+// Cases run in parallel, each worker a forked process of its own.
+//
+// Processes rather than threads: a sandbox is created with a raw clone(), which in a
+// multithreaded process could inherit a lock another thread holds. A forked worker is
+// single-threaded, like the sequential runner, and a crash in one case ends only its worker.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/engine/case.h"
+#include "harness/model/result.h"
+
+namespace reapcheck {
+
+// Runs every job on `workers` processes, calling `done(index, result)` in this process as each
+// one finishes, in whatever order they finish. On an interrupt (see interrupt.h) the workers end
+// their cases, what they finished is still reported, and then Interrupted is thrown.
+void run_case_pool(const std::vector<CaseJob>& jobs, const CaseOptions& options, int workers,
+                   const std::function<void(size_t, CaseResult)>& done);
+
+}  // namespace reapcheck

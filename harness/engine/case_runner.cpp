@@ -1,0 +1,132 @@
+// A case from job to judged result: the sandbox around observe_case(), the retry of a race whose
+// window did not open, and the one path every result takes to its verdict (complete_case).
+#include <nlohmann/json.hpp>
+
+#include "harness/catalog/catalog.h"
+#include "harness/engine/case.h"
+#include "harness/engine/case_body.h"
+#include "harness/engine/race.h"
+#include "harness/model/judge.h"
+#include "harness/model/result_json.h"
+#include "harness/sandbox/sandbox.h"
+#include "harness/support/interrupt.h"
+#include "harness/support/paths.h"
+
+namespace reapcheck {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How many times a race case runs before a window that never opened is reported as a skip.
+constexpr int kRaceAttempts = 3;
+
+CaseResult blocked(Blocker::Kind kind, std::string reason) {
+  CaseResult r;
+  r.blocked = Blocker{kind, std::move(reason)};
+  return r;
+}
+
+CaseResult observe_sandboxed(const Scenario& scenario, const ReaperChoice& reaper,
+                             const CaseOptions& options) {
+  ScratchDir scratch;
+  const SandboxOptions sandbox{options.ready + options.grace + options.reaper_deadline +
+                                   options.settle + std::chrono::milliseconds(5000),
+                               scratch.path()};
+  SandboxOutcome outcome = run_in_sandbox(
+      [&] {
+        return nlohmann::json(observe_case(scenario, reaper, options, scratch.path())).dump();
+      },
+      sandbox);
+  switch (outcome.status) {
+    case SandboxOutcome::Status::finished:
+      return nlohmann::json::parse(outcome.output).get<CaseResult>();
+    case SandboxOutcome::Status::unavailable:
+      return blocked(Blocker::Kind::unsupported, outcome.output);
+    default:
+      return blocked(Blocker::Kind::setup_failed, outcome.output);
+  }
+}
+
+CaseResult attempt(const Scenario& scenario, const ReaperChoice& reaper,
+                   const CaseOptions& options) {
+  try {
+    if (options.on_host) {
+      ScratchDir scratch;
+      return observe_case(scenario, reaper, options, scratch.path());
+    }
+    return observe_sandboxed(scenario, reaper, options);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception& e) {
+    return blocked(Blocker::Kind::setup_failed, std::string("the harness failed: ") + e.what());
+  }
+}
+
+// What stops the case before it starts, if anything.
+std::optional<CaseResult> precondition(const CaseJob& job,
+                                       const std::optional<ReaperChoice>& reaper) {
+  if (!reaper) {
+    return blocked(Blocker::Kind::setup_failed, "unknown reaper '" + job.reaper + "'");
+  }
+  if (!job.declared_skip.empty()) return blocked(Blocker::Kind::declared_skip, job.declared_skip);
+  if (!reaper->needs.empty() && find_in_path(reaper->needs).empty()) {
+    return blocked(Blocker::Kind::unsupported,
+                   reaper->needs + " is not installed (Debian package " + reaper->needs + ")");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+CaseJob make_job(const Scenario& scenario, std::string reaper, const ExpectationBook& book,
+                 bool expect_pass, int run) {
+  CaseJob job{&scenario, std::move(reaper), run, {}, {}};
+  if (!expect_pass) job.expected = book.expected(scenario.id, job.reaper);
+  if (const std::string* skip = book.skip_reason(scenario.id, job.reaper)) {
+    job.declared_skip = *skip;
+  }
+  return job;
+}
+
+CaseResult complete_case(const CaseJob& job, CaseResult observed) {
+  CaseResult r = std::move(observed);
+  r.scenario = job.scenario->id;
+  r.tags = job.scenario->tags;
+  r.reaper = job.reaper;
+  r.run = job.run;
+  r.expected = job.expected.verdict;
+  r.expected_reason = job.expected.reason;
+  const Judgement j = judge(r);
+  r.verdict = j.verdict;
+  r.reason = j.reason;
+  return r;
+}
+
+CaseResult run_case(const CaseJob& job, const CaseOptions& options) {
+  const auto started = Clock::now();
+  const std::optional<ReaperChoice> reaper = resolve_reaper(job.reaper);
+  CaseResult observed;
+  if (auto stop = precondition(job, reaper)) {
+    observed = std::move(*stop);
+  } else {
+    observed = retry_unopened_race([&] { return attempt(*job.scenario, *reaper, options); },
+                                   kRaceAttempts);
+  }
+  CaseResult r = complete_case(job, std::move(observed));
+  r.case_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  return r;
+}
+
+std::string host_run_refusal(const Scenario& scenario, std::string_view reaper_id) {
+  if (scenario.race() != nullptr) {
+    return "scenario '" + scenario.id +
+           "' places decoys on recycled pids, which only the sandbox may do";
+  }
+  const auto reaper = resolve_reaper(reaper_id);
+  if (reaper && reaper->origin == ReaperChoice::Origin::command) {
+    return "an external reaper (" + std::string(reaper_id) + ") runs only inside the sandbox";
+  }
+  return {};
+}
+
+}  // namespace reapcheck

@@ -1,0 +1,106 @@
+#include "harness/engine/fixture.h"
+
+#include <fstream>
+
+#include "harness/support/paths.h"
+#include "reaper/os/sys_error.h"
+
+namespace reapcheck {
+
+nlohmann::json tree_spec(const TreeNode& node) {
+  auto ignore = node.ignore;
+  auto exit_on = node.exit_on;
+  if (node.hold) {  // see TreeNode::hold: the harness releases it with SIGUSR1
+    ignore.push_back("TERM");
+    exit_on.push_back("USR1");
+  }
+  nlohmann::json j = {{"role", node.role}, {"setsid", node.setsid}, {"setpgid", node.setpgid},
+                      {"reap", node.reap}, {"ignore", ignore},      {"exit_on", exit_on}};
+  if (!node.exec.empty()) j["exec"] = node.exec;
+  for (auto [key, on] : {std::pair{"transient", node.transient},
+                         {"stop_self", node.stop_self},
+                         {"storm", node.storm},
+                         {"via_shell", node.via_shell},
+                         {"on_pty", node.on_pty}}) {
+    if (on) j[key] = true;
+  }
+  if (!node.rename.empty()) j["rename"] = node.rename;
+  for (auto [key, on] :
+       {std::pair{"detached", node.detached}, {"unref", node.unref}, {"fork", node.fork}}) {
+    if (on) j[key] = true;
+  }
+  j["children"] = nlohmann::json::array();
+  for (const auto& c : node.children) j["children"].push_back(tree_spec(c));
+  return j;
+}
+
+namespace {
+
+// A command agent's package goes into the worktree, as a checkout would hold it. node_modules
+// (large, installed by set-up) is linked rather than copied.
+void copy_package(const std::filesystem::path& package, const std::filesystem::path& worktree) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(package)) {
+    throw std::runtime_error("fixture package " + package.string() + " does not exist");
+  }
+  for (const auto& entry : fs::directory_iterator(package)) {
+    const auto target = worktree / entry.path().filename();
+    if (entry.path().filename() == "node_modules") {
+      fs::create_directory_symlink(entry.path(), target);
+    } else {
+      fs::copy(entry.path(), target, fs::copy_options::recursive);
+    }
+  }
+}
+
+// The program a scenario needs first, for the missing-interpreter check.
+std::string program_of(const Scenario& s) {
+  if (s.agent) return s.agent->command.front();
+  return std::string(to_string(s.fixture));  // perl or node
+}
+
+}  // namespace
+
+std::vector<std::string> prepare_fixture(const Scenario& scenario,
+                                         const std::filesystem::path& worktree) {
+  if (scenario.agent) {
+    copy_package(fixtures_dir() / "node" / scenario.agent->package, worktree);
+    return scenario.agent->command;
+  }
+  std::filesystem::create_directories(worktree / ".reapcheck");
+  const auto spec_path = worktree / ".reapcheck" / "spec.json";
+  std::ofstream out(spec_path);
+  out << tree_spec(scenario.tree).dump(2) << '\n';
+  out.close();
+  if (!out) reaper::throw_sys("write " + spec_path.string());
+  if (scenario.fixture == Fixture::node) {
+    return {find_in_path("node"), (fixtures_dir() / "node" / "tree.js").string(),
+            spec_path.string()};
+  }
+  return {find_in_path("perl"), (fixtures_dir() / "perl" / "tree.pl").string(), spec_path.string()};
+}
+
+std::string missing_interpreters(const std::vector<Scenario>& scenarios) {
+  for (const auto& s : scenarios) {
+    if (s.agent) {
+      // A package with dependencies needs them installed (scripts/setup.sh runs npm ci).
+      const auto dir = fixtures_dir() / "node" / s.agent->package;
+      std::ifstream manifest(dir / "package.json");
+      auto json = nlohmann::json::parse(manifest, nullptr, false);
+      const bool has_deps = !json.is_discarded() &&
+                            (json.contains("dependencies") || json.contains("devDependencies"));
+      if (has_deps && !std::filesystem::is_directory(dir / "node_modules")) {
+        return "scenario '" + s.id + "' needs " + dir.string() +
+               "/node_modules: run scripts/setup.sh (it runs npm ci there)";
+      }
+    }
+    const std::string program = program_of(s);
+    if (find_in_path(program).empty()) {
+      return program + " is not installed (needed by scenario '" + s.id +
+             "'); install it (Debian: perl, nodejs npm), or run the other scenarios";
+    }
+  }
+  return {};
+}
+
+}  // namespace reapcheck

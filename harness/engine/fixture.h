@@ -1,0 +1,27 @@
+// Turning a scenario's tree into a fixture run: the spec file the fixture reads and the
+// command that starts the agent.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/model/scenario.h"
+
+namespace reapcheck {
+
+// The JSON spec fixtures/perl/tree.pl reads; the keys mirror TreeNode's.
+nlohmann::json tree_spec(const TreeNode& node);
+
+// Writes the spec under `worktree` and returns the agent's argv. The spec's path is in every
+// forked member's argv, so — as with agents started on a worktree path — `pgrep -f <worktree>`
+// finds the members that did not exec another program.
+std::vector<std::string> prepare_fixture(const Scenario& scenario,
+                                         const std::filesystem::path& worktree);
+
+// Checks that what the scenarios need is installed; returns a message naming what is missing
+// and which scenario needs it, or empty.
+std::string missing_interpreters(const std::vector<Scenario>& scenarios);
+
+}  // namespace reapcheck

@@ -1,0 +1,33 @@
+// Running scenarios × reapers × repeats, one case at a time or several at once, reporting
+// progress as it goes.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/engine/case.h"
+#include "harness/model/expectations.h"
+#include "harness/model/result.h"
+#include "harness/model/scenario.h"
+
+namespace reapcheck {
+
+struct MatrixPlan {
+  std::vector<Scenario> scenarios;
+  std::vector<std::string> reapers;
+  ExpectationBook expectations;
+  bool expect_pass = false;  // ignore declared weaknesses: a CI gate expects pass everywhere
+  int repeat = 1;
+  int jobs = 1;  // cases at once, each in a worker process of its own (case_pool.h)
+  CaseOptions options;
+};
+
+// Called after each case with its result, how many are done and the total.
+using Progress = std::function<void(const CaseResult&, int done, int total)>;
+
+// Appends each case to `run` as it finishes, so an interrupted run keeps what it measured; at
+// the end (interrupted or not) the cases are in plan order, whatever order they finished in.
+void run_matrix(const MatrixPlan& plan, RunResult& run, const Progress& progress);
+
+}  // namespace reapcheck

@@ -1,0 +1,116 @@
+#include "harness/engine/race.h"
+
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <string>
+
+#include "harness/model/judge.h"
+#include "reaper/os/deadline.h"
+#include "reaper/os/pidfd.h"
+
+namespace reapcheck {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Each trigger member exits in turn; returns false when the reaper replied (or the deadline
+// passed) first.
+bool await_triggers(const Race& race, int reply_fd, Clock::time_point deadline) {
+  for (int trigger : race.triggers) {
+    for (;;) {
+      pollfd fds[2] = {{trigger, POLLIN, 0}, {reply_fd, POLLIN, 0}};
+      int rc = ::poll(fds, 2, static_cast<int>(reaper::time_left(deadline).count()));
+      if (rc < 0 && errno == EINTR) continue;
+      if (rc <= 0) return false;
+      if (fds[0].revents & POLLIN) break;
+      return false;  // the reaper is done and the member still alive
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member>& members,
+                              const reaper::ProcTable& before) {
+  const BystanderSpec* spec = scenario.race();
+  if (spec == nullptr) return std::nullopt;
+  Race race{*spec, {}, {}, {}};
+  const auto held = scenario.held_roles();
+  for (const Member& m : members) {
+    if (std::find(held.begin(), held.end(), m.role) != held.end())
+      race.held.push_back(m.pidfd.get());
+  }
+  race.record.kind = spec->kind;
+  race.record.target = spec->target;
+  auto target = std::find_if(members.begin(), members.end(),
+                             [&](const Member& m) { return m.role == spec->target; });
+  const reaper::ProcInfo* info = before.find(target->pid);
+  if (spec->kind == BystanderKind::recycled_pid) {
+    race.record.target_id = target->pid;
+    race.triggers.push_back(target->pidfd.get());
+  } else {
+    race.record.target_id = info != nullptr ? info->pgid : target->pid;
+    for (const Member& m : members) {
+      const reaper::ProcInfo* p = before.find(m.pid);
+      if (p != nullptr && p->pgid == race.record.target_id) race.triggers.push_back(m.pidfd.get());
+    }
+  }
+  return race;
+}
+
+ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystanders& bystanders,
+                             DeathWatch& watch, Clock::time_point since,
+                             Clock::time_point deadline) {
+  if (race) {
+    RaceRecord& rec = race->record;
+    const bool pid = rec.kind == BystanderKind::recycled_pid;
+    const std::string what = pid ? "pid" : "process group id";
+    if (!await_triggers(*race, host.reply_fd(), deadline)) {
+      rec.detail = rec.target + " (" + what + " " + std::to_string(rec.target_id) + ") had not " +
+                   (pid ? "exited" : "emptied") + " when the reaper reported done";
+    } else {
+      // The id is free once the last exit has been reaped (by the member's parent, the reaper
+      // host's runtime, or this init); until then clone3 says EEXIST. Spin, yielding the CPU.
+      for (;;) {
+        if (reaper::wait_readable(host.reply_fd(), std::chrono::milliseconds(0))) {
+          rec.detail = "the " + what + " " + std::to_string(rec.target_id) +
+                       " was still taken when the reaper reported done";
+          break;
+        }
+        if (bystanders.try_place_decoy(rec.target_id, std::string(to_string(rec.kind)))) {
+          rec.decoy_pid = rec.target_id;
+          rec.opened = true;
+          rec.placed_ms = std::chrono::duration<double, std::milli>(Clock::now() - since).count();
+          rec.detail = "decoy placed on " + what + " " + std::to_string(rec.target_id) +
+                       " while the reaper was still at work";
+          break;
+        }
+        if (Clock::now() >= deadline) {
+          rec.detail = "the " + what + " was never freed before the deadline";
+          break;
+        }
+        ::sched_yield();
+      }
+    }
+    for (int fd : race->held) reaper::pidfd_signal(fd, SIGUSR1);
+  }
+  watch.wait(deadline, host.reply_fd());
+  return host.wait_killed(deadline);
+}
+
+CaseResult retry_unopened_race(const std::function<CaseResult()>& attempt, int max_attempts) {
+  for (int n = 1;; ++n) {
+    CaseResult result = attempt();
+    if (!result.race) return result;
+    result.race->attempts = n;
+    if (result.race->opened || judge(result).verdict != Verdict::skipped || n >= max_attempts) {
+      return result;
+    }
+  }
+}
+
+}  // namespace reapcheck

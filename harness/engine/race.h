@@ -1,0 +1,46 @@
+// The PID-reuse race: while the reaper works, watch the target member (or the target's whole
+// process group) exit, then put a decoy on the freed pid (or pgid) before the reaper is done.
+// Whether that window opened is recorded; a race that never ran proves nothing.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "harness/engine/audit.h"
+#include "harness/engine/bystanders.h"
+#include "harness/engine/reaper_host.h"
+#include "harness/model/result.h"
+#include "harness/model/scenario.h"
+#include "reaper/os/proc_table.h"
+
+namespace reapcheck {
+
+struct Race {
+  BystanderSpec spec;
+  std::vector<int> triggers;  // pidfds of the members that must all have exited first
+  std::vector<int> held;      // pidfds of the members to release once the race is staged
+  RaceRecord record;
+};
+
+// The race the scenario asks for, aimed at the ids `before` shows; empty when it asks none.
+std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member>& members,
+                              const reaper::ProcTable& before);
+
+// Waits for the reaper host's reply to "kill", running `race` (when there is one) meanwhile
+// and timing the deaths `watch` sees.
+ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystanders& bystanders,
+                             DeathWatch& watch, std::chrono::steady_clock::time_point since,
+                             std::chrono::steady_clock::time_point deadline);
+
+// Runs `attempt` (one whole case, observed but not yet judged) again while its race's window did
+// not open and nothing else decided the case, up to `max_attempts` times in all, and records the
+// count in race->attempts. Whether the window opens is up to the scheduler as well as the
+// reaper: the target must be reaped by its parent while the reaper is still at work, and on a
+// loaded machine that parent may not run in time. An unopened window is a failed set-up, not a
+// verdict; a case the evidence already decides (a leak, a bystander hit), or one with no race, is
+// returned as it is.
+CaseResult retry_unopened_race(const std::function<CaseResult()>& attempt, int max_attempts);
+
+}  // namespace reapcheck

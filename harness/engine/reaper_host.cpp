@@ -1,0 +1,177 @@
+#include "harness/engine/reaper_host.h"
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/sandbox/init_reaping.h"
+#include "reaper/os/pidfd.h"
+#include "reaper/os/sys_error.h"
+
+namespace reapcheck {
+namespace {
+
+void send(int fd, const nlohmann::json& message) {
+  std::string line = message.dump() + "\n";
+  (void)!::write(fd, line.data(), line.size());  // one write: replies are small
+}
+
+// The host plays the orchestrator process, whose runtime (node's libuv, say) reaps each child
+// the moment it exits — which is what frees an agent's pid and group id for reuse. Only the
+// agents are reaped here: a reaper's own helpers (ps, pgrep) are waited for by the reaper.
+int g_agent_pidfds[2] = {-1, -1};
+
+void reap_agents(int) {
+  const int saved = errno;
+  for (int fd : g_agent_pidfds) {
+    siginfo_t info{};
+    if (fd >= 0) ::waitid(P_PIDFD, static_cast<id_t>(fd), &info, WEXITED | WNOHANG);
+  }
+  errno = saved;
+}
+
+void reap_agents_on_exit(const reaper::Agent& agent, const std::optional<reaper::Agent>& sibling) {
+  g_agent_pidfds[0] = agent.pidfd();
+  g_agent_pidfds[1] = sibling ? sibling->pidfd() : -1;
+  struct sigaction sa {};
+  sa.sa_handler = reap_agents;
+  sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+  ::sigaction(SIGCHLD, &sa, nullptr);
+  reap_agents(0);  // one may have exited already
+}
+
+[[noreturn]] void host_main(const ReaperChoice& info, const reaper::AgentSpec& spec,
+                            const std::optional<reaper::AgentSpec>& sibling_spec,
+                            std::chrono::milliseconds grace, const reaper::ReaperConfig& config,
+                            int command_fd, int reply_fd) {
+  init::reset_in_child();
+  try {
+    auto r = info.make(config);
+    std::optional<reaper::Agent> sibling;
+    if (sibling_spec) sibling.emplace(r->spawn(*sibling_spec));
+    reaper::Agent agent = r->spawn(spec);
+    for (int fd : spec.inherit_fds) ::close(fd);
+    if (sibling_spec) {
+      for (int fd : sibling_spec->inherit_fds) ::close(fd);
+    }
+    reap_agents_on_exit(agent, sibling);
+    nlohmann::json spawned = {{"spawned", agent.pid()}};
+    if (sibling) spawned["sibling"] = sibling->pid();
+    send(reply_fd, spawned);
+    char c = 0;
+    if (::read(command_fd, &c, 1) != 1) ::_exit(0);  // the runner gave up on us
+    reaper::KillReport report = r->kill(agent, grace);
+    send(reply_fd, {{"killed", report.steps}});
+    // Stay up, as an orchestrator does after killing one agent: exiting would close the
+    // sibling's PTY and hang it up. The runner ends us when the case is over.
+    while (::read(command_fd, &c, 1) > 0) {
+    }
+  } catch (const reaper::Timeout& e) {
+    send(reply_fd, {{"timeout", e.what()}});
+    ::_exit(1);
+  } catch (const reaper::Unsupported& e) {
+    send(reply_fd, {{"unsupported", e.what()}});
+    ::_exit(1);
+  } catch (const std::exception& e) {
+    send(reply_fd, {{"error", e.what()}});
+    ::_exit(1);
+  }
+  ::_exit(0);
+}
+
+}  // namespace
+
+ReaperHost::ReaperHost(const ReaperChoice& reaper, const reaper::AgentSpec& spec,
+                       const std::optional<reaper::AgentSpec>& sibling,
+                       std::chrono::milliseconds grace, const reaper::ReaperConfig& config)
+    : reader_(-1) {
+  reaper::Pipe command = reaper::make_pipe();
+  reaper::Pipe replies = reaper::make_pipe();
+  {
+    init::BlockChildSignals block;
+    pid_ = ::fork();
+    if (pid_ < 0) reaper::throw_sys("fork reaper host");
+    if (pid_ == 0) {
+      command.write.reset();
+      replies.read.reset();
+      host_main(reaper, spec, sibling, grace, config, command.read.get(), replies.write.get());
+    }
+    init::watch(pid_);
+  }
+  auto fd = reaper::pidfd_open(pid_);
+  if (!fd) reaper::throw_sys("pidfd_open(reaper host)", ESRCH);
+  pidfd_ = std::move(*fd);
+  command_ = std::move(command.write);
+  replies_ = std::move(replies.read);
+  reader_ = LineReader(replies_.get());
+}
+
+ReaperHost::~ReaperHost() {
+  if (pid_ <= 0) return;
+  reaper::pidfd_try_signal(pidfd_.get(), SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
+}
+
+std::string ReaperHost::exit_description() {
+  reaper::pidfd_wait_exit(pidfd_.get(), std::chrono::milliseconds(1000));
+  // Reaped by PID 1's SIGCHLD handler, which keeps the status of watched children.
+  auto exit = init::exit_of(pid_);
+  if (!exit) return "the reaper host closed its reply pipe but is still running";
+  if (exit->code == CLD_EXITED) {
+    return "the reaper host exited with status " + std::to_string(exit->status);
+  }
+  return "the reaper host was killed by " + reaper::signal_name(exit->status);
+}
+
+ReaperHost::Reply ReaperHost::read_reply(Clock::time_point deadline, const char* what) {
+  Reply reply;
+  LineReader::Result r = reader_.next(deadline);
+  if (r.status == LineReader::Status::timeout) {
+    reply.status = Reply::Status::timeout;
+    reply.error = std::string("no reply to '") + what + "' before the deadline";
+    return reply;
+  }
+  if (r.status == LineReader::Status::eof) {
+    reply.error = exit_description() + " without replying to '" + what + "'";
+    return reply;
+  }
+  auto message = nlohmann::json::parse(r.line, nullptr, false);
+  if (message.is_discarded() || !message.is_object()) {
+    reply.error = "the reaper host sent a malformed reply: " + r.line;
+  } else if (message.contains("timeout")) {
+    reply.status = Reply::Status::timeout;
+    reply.error = message["timeout"].get<std::string>();
+  } else if (message.contains("unsupported")) {
+    reply.status = Reply::Status::unsupported;
+    reply.error = message["unsupported"].get<std::string>();
+  } else if (message.contains("error")) {
+    reply.error = message["error"].get<std::string>();
+  } else if (message.contains("spawned")) {
+    reply.status = Reply::Status::ok;
+    reply.agent = message["spawned"].get<pid_t>();
+    reply.sibling = message.value("sibling", 0);
+  } else if (message.contains("killed")) {
+    reply.status = Reply::Status::ok;
+    reply.steps = message["killed"].get<std::vector<std::string>>();
+  } else {
+    reply.error = "the reaper host sent an unknown reply: " + r.line;
+  }
+  return reply;
+}
+
+ReaperHost::Reply ReaperHost::wait_spawned(Clock::time_point deadline) {
+  return read_reply(deadline, "spawn");
+}
+
+void ReaperHost::request_kill() {
+  if (::write(command_.get(), "k", 1) != 1) reaper::throw_sys("tell the reaper host to kill");
+}
+
+ReaperHost::Reply ReaperHost::wait_killed(Clock::time_point deadline) {
+  return read_reply(deadline, "kill");
+}
+
+}  // namespace reapcheck

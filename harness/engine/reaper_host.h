@@ -1,0 +1,60 @@
+// The reaper host: a child of the case runner that owns the reaper under test. It spawns the
+// agent (so the agent is its child, as in the seed orchestrator) and kills it when told.
+// It speaks JSON lines on a pipe; the runner never trusts it to be well behaved.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/catalog/catalog.h"
+#include "harness/support/line_reader.h"
+#include "reaper/reaper.h"
+
+namespace reapcheck {
+
+class ReaperHost {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Forks the host, which spawns the agent described by `spec` at once — and, when given, a
+  // sibling agent the same way, which the kill must leave alone. The fds in inherit_fds are
+  // closed in the host after the spawns, so only the agents hold them.
+  ReaperHost(const ReaperChoice& reaper, const reaper::AgentSpec& spec,
+             const std::optional<reaper::AgentSpec>& sibling, std::chrono::milliseconds grace,
+             const reaper::ReaperConfig& config);
+  ~ReaperHost();  // kills the host if it is still running
+  ReaperHost(const ReaperHost&) = delete;
+  ReaperHost& operator=(const ReaperHost&) = delete;
+
+  pid_t pid() const { return pid_; }
+  int reply_fd() const { return replies_.get(); }  // readable once a reply (or EOF) is due
+
+  struct Reply {
+    // unsupported: the reaper cannot work on this machine (the case is skipped)
+    enum class Status { ok, error, timeout, unsupported } status = Status::error;
+    pid_t agent = 0;  // for the spawn reply
+    pid_t sibling = 0;
+    std::vector<std::string> steps;  // for the kill reply
+    std::string error;
+  };
+
+  Reply wait_spawned(Clock::time_point deadline);
+  void request_kill();
+  Reply wait_killed(Clock::time_point deadline);
+
+ private:
+  Reply read_reply(Clock::time_point deadline, const char* what);
+  std::string exit_description();
+
+  pid_t pid_ = -1;
+  reaper::UniqueFd pidfd_;
+  reaper::UniqueFd command_;  // runner → host
+  reaper::UniqueFd replies_;  // host → runner
+  LineReader reader_;
+};
+
+}  // namespace reapcheck

@@ -1,5 +1,0 @@
-#include "cli.h"
-
-int main(int argc, char** argv) {
-  return reapcheck::run_cli(argc, argv);
-}

@@ -1,0 +1,138 @@
+#include "harness/model/expectations.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+#include "harness/model/toml_reader.h"
+
+namespace reapcheck {
+namespace {
+
+bool contains(const std::vector<std::string>& ids, std::string_view id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+class Reader : public TomlReader {
+ public:
+  Reader(const std::filesystem::path& file, const std::vector<std::string>& scenarios)
+      : TomlReader(file), scenarios_(scenarios) {}
+
+  ReaperExpectations read(const toml::table& root) {
+    only_keys(root, {"known", "skip"}, "an expectations file");
+    ReaperExpectations out;
+    out.reaper = file().stem().string();
+    out.file = file();
+    for (const toml::table* t : tables_at(root, "known")) {
+      only_keys(*t, {"verdict", "reason", "scenarios"}, "a [[known]] weakness");
+      Expectation e{weakness_verdict(*t), reason(*t)};
+      for (const auto& id : scenario_ids(*t)) out.known.emplace(id, e);
+    }
+    for (const toml::table* t : tables_at(root, "skip")) {
+      only_keys(*t, {"reason", "scenarios"}, "a [[skip]]");
+      const std::string why = reason(*t);
+      for (const auto& id : scenario_ids(*t)) out.skip.emplace(id, why);
+    }
+    return out;
+  }
+
+ private:
+  Verdict weakness_verdict(const toml::table& t) const {
+    const std::string text = string_at(t, "verdict", true);
+    const auto v = parse_verdict(text);
+    if (!v || !is_weakness(*v)) {
+      fail(t.get("verdict")->source(),
+           fmt::format("'{}' is not a weakness verdict (one of: {})", text,
+                       fmt::join(weakness_verdict_names(), ", ")));
+    }
+    return *v;
+  }
+
+  std::string reason(const toml::table& t) const {
+    std::string r = string_at(t, "reason", true);
+    if (r.empty()) fail(t.get("reason")->source(), "a declared expectation needs its reason");
+    return r;
+  }
+
+  // The scenarios an entry covers: each must exist, and each scenario is declared once per file.
+  std::vector<std::string> scenario_ids(const toml::table& t) {
+    std::vector<std::string> ids = strings_at(t, "scenarios");
+    if (ids.empty()) fail(t.source(), "missing key 'scenarios' (the scenario ids it applies to)");
+    const toml::array& where = *t.get("scenarios")->as_array();
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (!contains(scenarios_, ids[i])) {
+        fail(where[i].source(), fmt::format("unknown scenario '{}' (scenarios: {})", ids[i],
+                                            fmt::join(scenarios_, ", ")));
+      }
+      if (!seen_.insert(ids[i]).second) {
+        fail(where[i].source(),
+             fmt::format("scenario '{}' is declared twice in this file", ids[i]));
+      }
+    }
+    return ids;
+  }
+
+  const std::vector<std::string>& scenarios_;
+  std::set<std::string, std::less<>> seen_;
+};
+
+}  // namespace
+
+void ExpectationBook::add(ReaperExpectations reaper) {
+  std::string id = reaper.reaper;
+  by_reaper_.insert_or_assign(std::move(id), std::move(reaper));
+}
+
+const ReaperExpectations* ExpectationBook::find(std::string_view reaper) const {
+  auto it = by_reaper_.find(reaper);
+  return it == by_reaper_.end() ? nullptr : &it->second;
+}
+
+Expectation ExpectationBook::expected(std::string_view scenario, std::string_view reaper) const {
+  const ReaperExpectations* r = find(reaper);
+  if (r == nullptr) return {};
+  auto it = r->known.find(scenario);
+  return it == r->known.end() ? Expectation{} : it->second;
+}
+
+const std::string* ExpectationBook::skip_reason(std::string_view scenario,
+                                                std::string_view reaper) const {
+  const ReaperExpectations* r = find(reaper);
+  if (r == nullptr) return nullptr;
+  auto it = r->skip.find(scenario);
+  return it == r->skip.end() ? nullptr : &it->second;
+}
+
+ReaperExpectations parse_expectations(std::string_view text, const std::filesystem::path& file,
+                                      const std::vector<std::string>& scenarios,
+                                      const std::vector<std::string>& reapers) {
+  const std::string reaper = file.stem().string();
+  if (!contains(reapers, reaper)) {
+    throw InputError(fmt::format(
+        "{}:1:1: no reaper is called '{}': an expectations file is named for its reaper "
+        "(built-in reapers and presets: {})",
+        file.string(), reaper, fmt::join(reapers, ", ")));
+  }
+  return Reader(file, scenarios).read(parse_toml(text, file));
+}
+
+ExpectationBook load_expectations(const std::filesystem::path& dir,
+                                  const std::vector<std::string>& scenarios,
+                                  const std::vector<std::string>& reapers) {
+  ExpectationBook book;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return book;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".toml") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    book.add(parse_expectations(read_input(f), f, scenarios, reapers));
+  }
+  return book;
+}
+
+}  // namespace reapcheck

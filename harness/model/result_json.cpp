@@ -1,0 +1,184 @@
+#include "harness/model/result_json.h"
+
+#include <stdexcept>
+#include <utility>
+
+namespace reapcheck {
+namespace {
+
+Verdict verdict_from(const nlohmann::json& j) {
+  auto v = parse_verdict(j.get<std::string>());
+  if (!v) throw std::runtime_error("unknown verdict '" + j.get<std::string>() + "'");
+  return *v;
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const ProcessRecord& p) {
+  j = {{"pid", p.pid},     {"ppid", p.ppid}, {"pgid", p.pgid}, {"sid", p.sid},
+       {"state", p.state}, {"role", p.role}, {"argv", p.argv}};
+}
+
+void from_json(const nlohmann::json& j, ProcessRecord& p) {
+  j.at("pid").get_to(p.pid);
+  j.at("ppid").get_to(p.ppid);
+  j.at("pgid").get_to(p.pgid);
+  j.at("sid").get_to(p.sid);
+  j.at("state").get_to(p.state);
+  j.at("role").get_to(p.role);
+  j.at("argv").get_to(p.argv);
+}
+
+void to_json(nlohmann::json& j, const BystanderHit& b) {
+  j = {{"pid", b.pid},         {"role", b.role},
+       {"signal", b.signal},   {"sender_pid", b.sender_pid},
+       {"si_code", b.si_code}, {"sender", b.sender()}};
+}
+
+void from_json(const nlohmann::json& j, BystanderHit& b) {
+  j.at("pid").get_to(b.pid);
+  j.at("role").get_to(b.role);
+  j.at("signal").get_to(b.signal);
+  j.at("sender_pid").get_to(b.sender_pid);
+  b.si_code = j.value("si_code", 0);
+}
+
+void to_json(nlohmann::json& j, const OpenPort& p) {
+  j = {{"port", p.port}, {"pid", p.pid}, {"role", p.role}};
+}
+
+void from_json(const nlohmann::json& j, OpenPort& p) {
+  j.at("port").get_to(p.port);
+  j.at("pid").get_to(p.pid);
+  j.at("role").get_to(p.role);
+}
+
+void to_json(nlohmann::json& j, const RaceRecord& r) {
+  j = {{"kind", to_string(r.kind)}, {"target", r.target},    {"target_id", r.target_id},
+       {"decoy_pid", r.decoy_pid},  {"opened", r.opened},    {"placed_ms", r.placed_ms},
+       {"detail", r.detail},        {"attempts", r.attempts}};
+}
+
+void from_json(const nlohmann::json& j, RaceRecord& r) {
+  const auto kind = parse_bystander_kind(j.at("kind").get<std::string>());
+  if (!kind) throw std::runtime_error("unknown race kind " + j.at("kind").dump());
+  r.kind = *kind;
+  j.at("target").get_to(r.target);
+  j.at("target_id").get_to(r.target_id);
+  j.at("decoy_pid").get_to(r.decoy_pid);
+  j.at("opened").get_to(r.opened);
+  r.placed_ms = j.value("placed_ms", -1.0);
+  r.detail = j.value("detail", "");
+  r.attempts = j.value("attempts", 1);
+}
+
+namespace {
+
+constexpr std::pair<Blocker::Kind, const char*> kBlockerKinds[] = {
+    {Blocker::Kind::declared_skip, "declared-skip"},
+    {Blocker::Kind::unsupported, "unsupported"},
+    {Blocker::Kind::setup_failed, "setup-failed"},
+};
+constexpr std::pair<ReaperOutcome::Status, const char*> kOutcomes[] = {
+    {ReaperOutcome::Status::done, "done"},
+    {ReaperOutcome::Status::failed, "failed"},
+    {ReaperOutcome::Status::timed_out, "timed-out"},
+};
+
+template <typename E, size_t N>
+const char* name_of(const std::pair<E, const char*> (&names)[N], E value) {
+  for (const auto& [v, name] : names) {
+    if (v == value) return name;
+  }
+  return "?";
+}
+
+template <typename E, size_t N>
+E value_of(const std::pair<E, const char*> (&names)[N], const nlohmann::json& j) {
+  const std::string text = j.get<std::string>();
+  for (const auto& [v, name] : names) {
+    if (text == name) return v;
+  }
+  throw std::runtime_error("unknown value '" + text + "'");
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const CaseResult& c) {
+  j = {{"scenario", c.scenario},
+       {"reaper", c.reaper},
+       {"tags", c.tags},
+       {"run", c.run},
+       {"verdict", to_string(c.verdict)},
+       {"expected", to_string(c.expected)},
+       {"expected_reason", c.expected_reason},
+       {"as_expected", c.as_expected()},
+       {"reason", c.reason},
+       {"blocked", c.blocked ? nlohmann::json{{"kind", name_of(kBlockerKinds, c.blocked->kind)},
+                                              {"reason", c.blocked->reason}}
+                             : nlohmann::json(nullptr)},
+       {"reaper_outcome",
+        {{"status", name_of(kOutcomes, c.reaper_outcome.status)},
+         {"message", c.reaper_outcome.message}}},
+       {"members", c.members},
+       {"survivors", c.survivors},
+       {"bystanders_hit", c.bystanders_hit},
+       {"open_ports", c.open_ports},
+       {"reaper_steps", c.reaper_steps},
+       {"race", c.race ? nlohmann::json(*c.race) : nlohmann::json(nullptr)},
+       {"settle_ms", c.settle_ms},
+       {"timings_ms",
+        {{"tree", c.tree_ms},
+         {"kill", c.kill_ms},
+         {"all_dead", c.all_dead_ms},
+         {"case", c.case_ms}}}};
+}
+
+void from_json(const nlohmann::json& j, CaseResult& c) {
+  c.scenario = j.value("scenario", "");
+  c.reaper = j.value("reaper", "");
+  c.tags = j.value("tags", std::vector<std::string>{});
+  c.run = j.value("run", 1);
+  c.verdict = verdict_from(j.at("verdict"));
+  c.expected = verdict_from(j.at("expected"));
+  c.expected_reason = j.value("expected_reason", "");
+  j.at("reason").get_to(c.reason);
+  if (j.contains("blocked") && !j["blocked"].is_null()) {
+    c.blocked =
+        Blocker{value_of(kBlockerKinds, j["blocked"].at("kind")), j["blocked"].value("reason", "")};
+  }
+  if (j.contains("reaper_outcome")) {
+    c.reaper_outcome.status = value_of(kOutcomes, j["reaper_outcome"].at("status"));
+    c.reaper_outcome.message = j["reaper_outcome"].value("message", "");
+  }
+  c.members = j.value("members", std::vector<ProcessRecord>{});
+  j.at("survivors").get_to(c.survivors);
+  j.at("bystanders_hit").get_to(c.bystanders_hit);
+  c.open_ports = j.value("open_ports", std::vector<OpenPort>{});
+  c.reaper_steps = j.value("reaper_steps", std::vector<std::string>{});
+  if (j.contains("race") && !j["race"].is_null()) c.race = j["race"].get<RaceRecord>();
+  c.settle_ms = j.value("settle_ms", 0);
+  const auto& t = j.at("timings_ms");
+  t.at("kill").get_to(c.kill_ms);
+  t.at("all_dead").get_to(c.all_dead_ms);
+  c.case_ms = t.value("case", 0.0);
+  c.tree_ms = t.value("tree", 0.0);
+}
+
+void to_json(nlohmann::json& j, const RunResult& r) {
+  j = {{"format", "reapcheck-results/1"},
+       {"pid_namespace", "pids are those inside each case's sandbox"},
+       {"grace_ms", r.grace_ms},
+       {"repeat", r.repeat},
+       {"wall_s", r.wall_s},
+       {"cases", r.cases}};
+}
+
+void from_json(const nlohmann::json& j, RunResult& r) {
+  j.at("cases").get_to(r.cases);
+  r.grace_ms = j.value("grace_ms", 0);
+  r.repeat = j.value("repeat", 1);
+  r.wall_s = j.value("wall_s", 0.0);
+}
+
+}  // namespace reapcheck

@@ -1,0 +1,24 @@
+// The JSON form of the result model: the contract outside tools read, and the form a case's
+// result crosses the sandbox boundary in, so both always agree.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "harness/model/result.h"
+
+namespace reapcheck {
+
+void to_json(nlohmann::json& j, const ProcessRecord& p);
+void from_json(const nlohmann::json& j, ProcessRecord& p);
+void to_json(nlohmann::json& j, const BystanderHit& b);
+void from_json(const nlohmann::json& j, BystanderHit& b);
+void to_json(nlohmann::json& j, const OpenPort& p);
+void from_json(const nlohmann::json& j, OpenPort& p);
+void to_json(nlohmann::json& j, const RaceRecord& r);
+void from_json(const nlohmann::json& j, RaceRecord& r);
+void to_json(nlohmann::json& j, const CaseResult& c);
+void from_json(const nlohmann::json& j, CaseResult& c);
+void to_json(nlohmann::json& j, const RunResult& r);
+void from_json(const nlohmann::json& j, RunResult& r);
+
+}  // namespace reapcheck

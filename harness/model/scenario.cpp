@@ -1,0 +1,391 @@
+#include "harness/model/scenario.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "harness/model/toml_reader.h"
+
+namespace reapcheck {
+namespace {
+
+// Signals a member may ignore or exit on. SIGKILL and SIGSTOP cannot be caught, and SIGCHLD
+// would change how the member reaps, so none of those is accepted.
+const std::set<std::string, std::less<>> kCatchable = {
+    "HUP", "INT", "QUIT", "TERM", "USR1", "USR2", "PIPE", "ALRM", "TSTP", "TTIN", "TTOU", "CONT"};
+
+constexpr std::pair<BystanderKind, std::string_view> kBystanderKinds[] = {
+    {BystanderKind::sibling_agent, "sibling-agent"}, {BystanderKind::lookalike, "lookalike"},
+    {BystanderKind::reaper_group, "reaper-group"},   {BystanderKind::recycled_pid, "recycled-pid"},
+    {BystanderKind::recycled_pgid, "recycled-pgid"},
+};
+
+bool has_role(const TreeNode& n, const std::string& role) {
+  if (n.role == role) return true;
+  return std::any_of(n.children.begin(), n.children.end(),
+                     [&](const TreeNode& c) { return has_role(c, role); });
+}
+
+class Reader : public TomlReader {
+ public:
+  using TomlReader::TomlReader;
+
+  std::vector<std::string> signals_at(const toml::table& t, std::string_view key) const {
+    auto names = strings_at(t, key);
+    for (const auto& name : names) {
+      if (kCatchable.count(name) == 0) {
+        fail(t.get(key)->source(),
+             fmt::format("'{}' in '{}' is not a signal a member can catch (one of: {})", name, key,
+                         fmt::join(kCatchable, " ")));
+      }
+    }
+    return names;
+  }
+
+  TreeNode node(const toml::table& t, bool is_root, std::set<std::string>& roles) const {
+    TreeNode n = attributes(t, is_root, roles);
+    add_children(t, roles, n);
+    expand_chain(t, is_root, roles, n);
+    return n;
+  }
+
+  // The node's own keys, checked against each other.
+  TreeNode attributes(const toml::table& t, bool is_root, std::set<std::string>& roles) const {
+    only_keys(t, {"role",   "setsid",    "setpgid",   "reap",  "ignore",    "exit_on", "exec",
+                  "hold",   "transient", "stop_self", "storm", "via_shell", "on_pty",  "rename",
+                  "copies", "chain",     "detached",  "unref", "fork",      "children"},
+              "a tree node");
+    TreeNode n;
+    n.role = string_at(t, "role", true);
+    if (n.role.empty() || n.role.find_first_of(" \t\n") != std::string::npos) {
+      fail(t.get("role")->source(), "'role' must be one word");
+    }
+    claim_role(t, roles, n.role);
+    n.setsid = bool_at(t, "setsid", false);
+    n.setpgid = bool_at(t, "setpgid", false);
+    n.reap = bool_at(t, "reap", true);
+    n.ignore = signals_at(t, "ignore");
+    n.exit_on = signals_at(t, "exit_on");
+    n.exec = strings_at(t, "exec");
+    n.hold = bool_at(t, "hold", false);
+    n.transient = bool_at(t, "transient", false);
+    n.stop_self = bool_at(t, "stop_self", false);
+    n.storm = bool_at(t, "storm", false);
+    n.via_shell = bool_at(t, "via_shell", false);
+    n.on_pty = bool_at(t, "on_pty", false);
+    n.detached = bool_at(t, "detached", false);
+    n.unref = bool_at(t, "unref", false);
+    n.fork = bool_at(t, "fork", false);
+    n.rename = string_at(t, "rename", false);
+    for (const char* key : {"transient", "stop_self", "via_shell", "on_pty"}) {
+      if (is_root && bool_at(t, key, false)) {
+        fail(t.get(key)->source(), fmt::format("the agent (the tree's root) cannot be '{}'", key));
+      }
+    }
+    if (n.hold && (is_root || !n.exec.empty())) {
+      fail(t.get("hold")->source(), "'hold' is for a member that is neither the agent nor exec'd");
+    }
+    if (is_root && !n.exec.empty()) {
+      fail(t.get("exec")->source(),
+           "the agent (the tree's root) cannot exec: nobody would "
+           "announce it");
+    }
+    if (!n.exec.empty() && t.contains("children")) {
+      fail(t.get("exec")->source(), "a node that execs cannot have children");
+    }
+    return n;
+  }
+
+  void claim_role(const toml::table& t, std::set<std::string>& roles,
+                  const std::string& role) const {
+    if (!roles.insert(role).second) {
+      fail(t.get("role")->source(), fmt::format("role '{}' is used twice", role));
+    }
+  }
+
+  // [[...children]], each once or, with `copies = N`, as N siblings alike, roles suffixed -1 .. -N.
+  void add_children(const toml::table& t, std::set<std::string>& roles, TreeNode& n) const {
+    const toml::node* c = t.get("children");
+    if (c == nullptr) return;
+    const toml::array* arr = c->as_array();
+    if (arr == nullptr)
+      fail(c->source(), "'children' must be an array of tables ([[...children]])");
+    for (const auto& child : *arr) {
+      if (!child.is_table()) fail(child.source(), "each child must be a table");
+      const toml::table& ct = *child.as_table();
+      const int copies = count_at(ct, "copies");
+      if (copies == 1) {
+        n.children.push_back(node(ct, false, roles));
+        continue;
+      }
+      std::set<std::string> scratch_roles;
+      TreeNode proto = node(ct, false, scratch_roles);
+      if (!proto.children.empty()) {
+        fail(ct.get("copies")->source(), "'copies' is for a member without children");
+      }
+      for (int i = 1; i <= copies; ++i) {
+        TreeNode copy = proto;
+        copy.role = proto.role + "-" + std::to_string(i);
+        claim_role(ct, roles, copy.role);
+        n.children.push_back(std::move(copy));
+      }
+    }
+  }
+
+  // `chain = N`: the node nested N deep, roles suffixed -1 .. -N; the deepest has the children.
+  // Built from the inside out, each link moved into the next: linear in N.
+  void expand_chain(const toml::table& t, bool is_root, std::set<std::string>& roles,
+                    TreeNode& n) const {
+    const int depth = count_at(t, "chain");
+    if (depth <= 1) return;
+    if (is_root) fail(t.get("chain")->source(), "the agent cannot be a chain");
+    roles.erase(n.role);
+    TreeNode bare = n;
+    bare.children.clear();
+    TreeNode link = std::move(n);
+    for (int i = depth; i >= 1; --i) {
+      if (i < depth) {
+        TreeNode outer = bare;
+        outer.children.push_back(std::move(link));
+        link = std::move(outer);
+      }
+      link.role = bare.role + "-" + std::to_string(i);
+      claim_role(t, roles, link.role);
+    }
+    n = std::move(link);
+  }
+
+  // A positive count for `copies` or `chain`; 1 when absent.
+  int count_at(const toml::table& t, std::string_view key) const {
+    return int_at(t, key, 1, 5000, 1);
+  }
+
+  BystanderSpec bystander(const toml::table& t, const TreeNode& tree) const {
+    only_keys(t, {"kind", "target"}, "a [[bystanders]] entry");
+    const std::string kind = string_at(t, "kind", true);
+    const std::optional<BystanderKind> parsed = parse_bystander_kind(kind);
+    if (!parsed) {
+      std::vector<std::string_view> names;
+      for (const auto& k : kBystanderKinds) names.push_back(k.second);
+      fail(t.get("kind")->source(),
+           fmt::format("unknown bystander kind '{}' (one of: {})", kind, fmt::join(names, ", ")));
+    }
+    BystanderSpec b{*parsed, string_at(t, "target", false)};
+    if (b.is_race() && b.target.empty()) {
+      fail(t.source(), fmt::format("a {} bystander needs 'target': the role whose {} it takes",
+                                   kind, b.kind == BystanderKind::recycled_pid ? "pid" : "pgid"));
+    }
+    if (!b.is_race() && !b.target.empty()) {
+      fail(t.get("target")->source(), fmt::format("a {} bystander takes no 'target'", kind));
+    }
+    if (b.is_race() && !has_role(tree, b.target)) {
+      fail(t.get("target")->source(), fmt::format("no member has the role '{}'", b.target));
+    }
+    return b;
+  }
+
+  CommandAgent command_agent(const toml::table& t) const {
+    only_keys(t, {"command", "package", "members", "ports"}, "[agent]");
+    CommandAgent a;
+    a.command = strings_at(t, "command");
+    if (a.command.empty())
+      fail(t.source(), "[agent] needs 'command', the program and its arguments");
+    a.package = string_at(t, "package", true);
+    a.members = strings_at(t, "members");
+    if (a.members.empty())
+      fail(t.source(), "[agent] needs 'members', the roles its processes announce");
+    if (const toml::node* p = t.get("ports")) {
+      if (!p->is_table()) fail(p->source(), "'ports' maps an environment variable to a role");
+      for (const auto& [var, role] : *p->as_table()) {
+        if (!role.is_string()) fail(role.source(), "a port's value is the role listening on it");
+        a.ports.emplace_back(std::string(var.str()), std::string(*role.as_string()));
+      }
+    }
+    return a;
+  }
+
+  // The node tree builder knows spawn's options, not perl's system calls.
+  void node_only(const TreeNode& n) const {
+    if (n.setsid || n.setpgid || n.transient || n.stop_self || n.storm || n.via_shell || n.on_pty ||
+        n.hold || !n.rename.empty() || !n.exec.empty()) {
+      throw InputError(
+          fmt::format("{}: member '{}': the node fixture supports role, detached, "
+                      "unref, fork, ignore, exit_on and children",
+                      file().string(), n.role));
+    }
+    for (const auto& c : n.children) node_only(c);
+  }
+
+  void perl_only(const TreeNode& n) const {
+    if (n.detached || n.unref || n.fork) {
+      throw InputError(
+          fmt::format("{}: member '{}': detached, unref and fork need "
+                      "fixture = \"node\"; the perl fixture uses setsid",
+                      file().string(), n.role));
+    }
+    for (const auto& c : n.children) perl_only(c);
+  }
+
+  Scenario scenario(const toml::table& root) const {
+    only_keys(root, {"description", "tags", "tree", "agent", "fixture", "bystanders"},
+              "the scenario");
+    Scenario s;
+    s.file = file();
+    s.id = file().stem().string();
+    s.description = string_at(root, "description", true);
+    s.tags = strings_at(root, "tags");
+    const toml::table* tree = root["tree"].as_table();
+    const toml::table* agent = root["agent"].as_table();
+    if ((tree == nullptr) == (agent == nullptr)) {
+      fail(root.source(),
+           "a scenario needs either [tree] (a fixture tree: the agent and its "
+           "members) or [agent] (a command run from a package), not both");
+    }
+    const std::string fixture = string_at(root, "fixture", false);
+    if (fixture == "node") {
+      s.fixture = Fixture::node;
+    } else if (!fixture.empty() && fixture != "perl") {
+      fail(root.get("fixture")->source(), "'fixture' is perl or node");
+    }
+    std::set<std::string> roles;
+    if (agent != nullptr) {
+      s.agent = command_agent(*agent);
+      s.tree.role = "agent";  // the tree is then only the announced roles, flat
+      return finish(s, root);
+    }
+    s.tree = node(*tree, true, roles);
+    if (s.fixture == Fixture::node) {
+      node_only(s.tree);
+    } else {
+      perl_only(s.tree);
+    }
+    return finish(s, root);
+  }
+
+  // What follows the agent's description: the bystanders.
+  Scenario finish(Scenario& s, const toml::table& root) const {
+    for (const toml::table* entry : tables_at(root, "bystanders")) {
+      s.bystanders.push_back(bystander(*entry, s.tree));
+      if (s.bystanders.back().is_race() &&
+          std::count_if(s.bystanders.begin(), s.bystanders.end(),
+                        [](const BystanderSpec& x) { return x.is_race(); }) > 1) {
+        fail(entry->source(), "a scenario holds one race: one recycled-pid or recycled-pgid decoy");
+      }
+    }
+    if (!s.held_roles().empty() && s.race() == nullptr) {
+      fail(root.source(),
+           "'hold' members wait for a race: add a recycled-pid or recycled-pgid bystander");
+    }
+    return s;
+  }
+};
+
+int count_members(const TreeNode& n) {
+  int total = 1;
+  for (const auto& c : n.children) total += count_members(c);
+  return total;
+}
+
+bool valid_id(const std::string& id) {
+  return !id.empty() && std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+}  // namespace
+
+int Scenario::member_count() const {
+  return agent ? static_cast<int>(agent->members.size()) : count_members(tree);
+}
+
+bool Scenario::has_bystander(BystanderKind kind) const {
+  return std::any_of(bystanders.begin(), bystanders.end(),
+                     [&](const BystanderSpec& b) { return b.kind == kind; });
+}
+
+const BystanderSpec* Scenario::race() const {
+  for (const auto& b : bystanders) {
+    if (b.is_race()) return &b;
+  }
+  return nullptr;
+}
+
+static void collect_roles(const TreeNode& n, bool (*pick)(const TreeNode&),
+                          std::vector<std::string>& out) {
+  if (pick(n)) out.push_back(n.role);
+  for (const auto& c : n.children) collect_roles(c, pick, out);
+}
+
+std::vector<std::string> Scenario::held_roles() const {
+  std::vector<std::string> out;
+  collect_roles(
+      tree, [](const TreeNode& n) { return n.hold; }, out);
+  return out;
+}
+
+std::vector<std::string> Scenario::transient_roles() const {
+  std::vector<std::string> out;
+  collect_roles(
+      tree, [](const TreeNode& n) { return n.transient; }, out);
+  return out;
+}
+
+std::vector<std::string> Scenario::stopped_roles() const {
+  std::vector<std::string> out;
+  collect_roles(
+      tree, [](const TreeNode& n) { return n.stop_self; }, out);
+  return out;
+}
+
+std::optional<BystanderKind> parse_bystander_kind(std::string_view name) {
+  for (const auto& [k, n] : kBystanderKinds) {
+    if (n == name) return k;
+  }
+  return std::nullopt;
+}
+
+std::string_view to_string(BystanderKind kind) {
+  for (const auto& [k, name] : kBystanderKinds) {
+    if (k == kind) return name;
+  }
+  return "?";
+}
+
+std::string_view to_string(Fixture fixture) {
+  return fixture == Fixture::node ? "node" : "perl";
+}
+
+Scenario parse_scenario(std::string_view text, const std::filesystem::path& file) {
+  if (!valid_id(file.stem().string())) {
+    throw InputError(
+        fmt::format("{}:1:1: the file name must be a scenario id: lower-case "
+                    "letters, digits and '-', ending in .toml",
+                    file.string()));
+  }
+  return Reader(file).scenario(parse_toml(text, file));
+}
+
+Scenario load_scenario(const std::filesystem::path& file) {
+  return parse_scenario(read_input(file), file);
+}
+
+std::vector<Scenario> load_scenarios(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw InputError(fmt::format("{}: not a directory of scenarios", dir.string()));
+  }
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".toml") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<Scenario> out;
+  out.reserve(files.size());
+  for (const auto& f : files) out.push_back(load_scenario(f));
+  return out;
+}
+
+}  // namespace reapcheck

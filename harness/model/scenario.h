@@ -1,0 +1,101 @@
+// A scenario: the tree a fixture builds and the processes around it that no reaper may touch.
+// What each reaper is expected to do with it lives apart, in expectations.h.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace reapcheck {
+
+// One member of the tree, as the fixture builds it (fixtures/perl/tree.pl reads the same keys).
+struct TreeNode {
+  std::string role;
+  bool setsid = false;
+  bool setpgid = false;
+  bool reap = true;                  // reaps its exited children, as shells and node do
+  std::vector<std::string> ignore;   // signal names without SIG, e.g. "TERM"
+  std::vector<std::string> exit_on;  // exits at once on these
+  std::vector<std::string> exec;     // replaces itself with this program once started
+  // Ignores SIGTERM and stays until the harness has staged the scenario's race, then exits
+  // (the harness releases it with SIGUSR1 through its pidfd). It keeps any reaper that waits
+  // for the whole tree busy until the decoy is in place, so the race window opens every time.
+  bool hold = false;
+  bool transient = false;  // announces itself, then exits before the kill (a double fork's middle)
+  bool stop_self = false;  // announces itself, then stops with SIGSTOP
+  bool storm = false;      // answers SIGTERM by forking replacements (bounded) and exiting
+  bool via_shell = false;  // started as sh -c 'exec perl ...', as pnpm runs scripts
+  bool on_pty = false;     // runs on a PTY that `script` owns, hung up when `script` dies
+  std::string rename;      // rewrites its argv and comm to this
+  // The node fixture's child_process options: spawn with detached: true (a session of its own),
+  // unref() the child, or start it with fork() (an IPC channel) instead of spawn.
+  bool detached = false;
+  bool unref = false;
+  bool fork = false;
+  std::vector<TreeNode> children;
+};
+
+// Processes outside the tree that the reaper must never signal.
+enum class BystanderKind {
+  sibling_agent,  // a second agent, spawned by the reaper the same way as the first
+  lookalike,      // outside the tree, but its argv and cwd name the agent's worktree
+  reaper_group,   // in the reaper host's own process group and session
+  recycled_pid,   // placed on the pid of `target` once that member has exited and been reaped
+  recycled_pgid,  // leads a new group with `target`'s old pgid once that group has emptied
+};
+
+struct BystanderSpec {
+  BystanderKind kind;
+  std::string target;  // a role in the tree, for the recycled kinds
+  bool is_race() const {
+    return kind == BystanderKind::recycled_pid || kind == BystanderKind::recycled_pgid;
+  }
+};
+
+std::string_view to_string(BystanderKind kind);
+std::optional<BystanderKind> parse_bystander_kind(std::string_view name);
+
+// An agent that is a real program rather than a fixture tree: a package from fixtures/node is
+// copied into the worktree and `command` is run there. Its processes announce themselves.
+struct CommandAgent {
+  std::vector<std::string> command;  // e.g. npm run dev
+  std::string package;               // a folder of fixtures/node
+  std::vector<std::string> members;  // the roles the package announces
+  // An environment variable the harness sets to a port → the role that listens on it. After
+  // the kill every such port must refuse connections.
+  std::vector<std::pair<std::string, std::string>> ports;
+};
+
+// The tree builder that runs a [tree]: fixtures/perl/tree.pl or fixtures/node/tree.js.
+enum class Fixture { perl, node };
+
+std::string_view to_string(Fixture fixture);
+
+struct Scenario {
+  std::string id;  // the file's stem
+  std::filesystem::path file;
+  std::string description;
+  std::vector<std::string> tags;
+  TreeNode tree;                      // the fixture tree, unless `agent` is set
+  std::optional<CommandAgent> agent;  // [agent]: a real program instead of a fixture tree
+  Fixture fixture = Fixture::perl;    // which tree builder runs `tree`
+  std::vector<BystanderSpec> bystanders;
+
+  int member_count() const;  // every announced process, transient ones included
+  bool has_bystander(BystanderKind kind) const;
+  const BystanderSpec* race() const;  // the recycled-pid or recycled-pgid decoy, if any
+  std::vector<std::string> held_roles() const;
+  std::vector<std::string> transient_roles() const;
+  std::vector<std::string> stopped_roles() const;
+};
+
+Scenario load_scenario(const std::filesystem::path& file);
+Scenario parse_scenario(std::string_view text, const std::filesystem::path& file);
+
+// Every *.toml in `dir`, sorted by id. A malformed file throws InputError (toml_reader.h),
+// whose message starts with file:line:col.
+std::vector<Scenario> load_scenarios(const std::filesystem::path& dir);
+
+}  // namespace reapcheck

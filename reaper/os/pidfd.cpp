@@ -1,0 +1,69 @@
+#include "reaper/os/pidfd.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+
+#include "reaper/os/deadline.h"
+#include "reaper/os/sys_error.h"
+
+namespace reaper {
+
+Pipe make_pipe(bool cloexec) {
+  int fds[2];
+  if (::pipe2(fds, cloexec ? O_CLOEXEC : 0) != 0) throw_sys("pipe2");
+  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+std::optional<UniqueFd> pidfd_open(pid_t pid) {
+  int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd >= 0) return UniqueFd(fd);
+  if (errno == ESRCH) return std::nullopt;
+  throw_sys("pidfd_open(" + std::to_string(pid) + ")");
+}
+
+bool pidfd_try_signal(int pidfd, int sig) noexcept {
+  return ::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0) == 0;
+}
+
+bool pidfd_signal(int pidfd, int sig) {
+  if (pidfd_try_signal(pidfd, sig)) return true;
+  if (errno == ESRCH) return false;
+  throw_sys("pidfd_send_signal(" + std::to_string(sig) + ")");
+}
+
+bool wait_readable(int fd, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  pollfd p{fd, POLLIN, 0};
+  for (;;) {
+    int rc = ::poll(&p, 1, static_cast<int>(time_left(deadline).count()));
+    if (rc > 0) return true;
+    if (rc == 0) return false;
+    if (errno != EINTR) throw_sys("poll");
+  }
+}
+
+// A pidfd becomes readable when its process exits.
+bool pidfd_wait_exit(int pidfd, std::chrono::milliseconds timeout) {
+  return wait_readable(pidfd, timeout);
+}
+
+int pidfds_wait_exit(const std::vector<int>& pidfds,
+                     std::chrono::steady_clock::time_point deadline) {
+  // One at a time is as fast as a poll() over all of them: each wait ends when its process is
+  // gone, and the deadline is shared.
+  int left = 0;
+  for (int fd : pidfds) left += pidfd_wait_exit(fd, time_left(deadline)) ? 0 : 1;
+  return left;
+}
+
+bool pidfd_exited(int pidfd) {
+  return pidfd_wait_exit(pidfd, std::chrono::milliseconds(0));
+}
+
+}  // namespace reaper

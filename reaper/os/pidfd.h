@@ -1,0 +1,37 @@
+// pidfds: a handle on one process that stays valid when its pid is recycled.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+#include <vector>
+
+#include "reaper/os/unique_fd.h"
+
+namespace reaper {
+
+// Opens a pidfd for `pid`; empty when the process is already gone.
+std::optional<UniqueFd> pidfd_open(pid_t pid);
+
+// Waits until `fd` is readable or `timeout` passes; returns whether it became readable.
+bool wait_readable(int fd, std::chrono::milliseconds timeout);
+
+// Sends `sig` through the pidfd. Returns false when the process has already exited.
+bool pidfd_signal(int pidfd, int sig);
+
+// The same without throwing, for destructors and clean-up paths: whether the signal was sent.
+bool pidfd_try_signal(int pidfd, int sig) noexcept;
+
+// True once the process has exited (for a non-child: become a zombie or been reaped).
+bool pidfd_exited(int pidfd);
+
+// Waits until the process exits or `timeout` passes; returns whether it exited.
+bool pidfd_wait_exit(int pidfd, std::chrono::milliseconds timeout);
+
+// Waits until every process in `pidfds` has exited or `deadline` passes; returns how many are
+// still running.
+int pidfds_wait_exit(const std::vector<int>& pidfds,
+                     std::chrono::steady_clock::time_point deadline);
+
+}  // namespace reaper

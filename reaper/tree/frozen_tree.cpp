@@ -1,0 +1,116 @@
+#include "reaper/tree/frozen_tree.h"
+
+#include <fcntl.h>
+#include <signal.h>
+
+#include <string>
+
+#include "reaper/os/pidfd.h"
+#include "reaper/os/proc_table.h"
+#include "reaper/os/sys_error.h"
+
+namespace reaper {
+namespace {
+
+// Bounds on steps that should take microseconds; hitting one is reported, not hidden.
+constexpr std::chrono::milliseconds kFreezeDeadline{5000};
+constexpr std::chrono::milliseconds kDeathDeadline{5000};
+
+bool is_stopped_or_dead(char state) {
+  return state == 'T' || state == 't' || state == 'Z' || state == 'X';
+}
+
+UniqueFd dup_fd(int fd) {
+  UniqueFd copy(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  if (!copy) throw_sys("dup(pidfd)");
+  return copy;
+}
+
+}  // namespace
+
+bool FrozenTree::Member::exited() const {
+  return pidfd_exited(pidfd.get());
+}
+
+FrozenTree::FrozenTree(pid_t root, int root_pidfd, bool root_is_member)
+    : root_(root), root_member_{dup_fd(root_pidfd)} {
+  if (root_is_member) members_.emplace(root, Member{dup_fd(root_pidfd)});
+}
+
+void FrozenTree::freeze(KillReport& report) {
+  for (auto& [pid, m] : members_) pidfd_signal(m.pidfd.get(), SIGSTOP);
+  const auto deadline = std::chrono::steady_clock::now() + kFreezeDeadline;
+  for (int round = 1;; ++round) {
+    ProcTable table = ProcTable::read("/proc", Detail::stat);
+    bool grew = false;
+    bool settled = true;
+    for (const ProcInfo& p : table.all()) {
+      if (auto it = members_.find(p.pid); it != members_.end()) {
+        // Not stopped yet — unless the member is dead and this is a stranger on its pid.
+        if (!is_stopped_or_dead(p.state) && !it->second.exited()) settled = false;
+      } else if (p.pid != root_ && p.state != 'Z' && is_live_parent(p.ppid)) {
+        grew |= adopt(p.pid);
+      }
+    }
+    if (!grew && settled) {
+      report.note("froze " + std::to_string(members_.size()) + " members in " +
+                  std::to_string(round) + " scans");
+      return;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      report.note("freeze gave up after " + std::to_string(round) + " scans");
+      return;
+    }
+  }
+}
+
+void FrozenTree::signal_all(int sig, KillReport& report) {
+  int sent = 0;
+  for (auto& [pid, m] : members_) sent += pidfd_signal(m.pidfd.get(), sig) ? 1 : 0;
+  report.note(signal_name(sig) + " via pidfd to " + std::to_string(sent) + " members");
+}
+
+int FrozenTree::wait_all_exit(std::chrono::milliseconds timeout) {
+  std::vector<int> fds;
+  fds.reserve(members_.size());
+  for (const auto& [pid, m] : members_) fds.push_back(m.pidfd.get());
+  return pidfds_wait_exit(fds, std::chrono::steady_clock::now() + timeout);
+}
+
+// A parent counts only while the process we hold at that pid is alive.
+bool FrozenTree::is_live_parent(pid_t ppid) const {
+  if (ppid == root_) return !root_member_.exited();
+  auto it = members_.find(ppid);
+  return it != members_.end() && !it->second.exited();
+}
+
+// Takes a pidfd first, then re-reads the process: if the pid was recycled after the scan, the
+// fresh read shows the stranger's parent, and the pidfd (still open, not exited) proves the read
+// was of the process it names.
+bool FrozenTree::adopt(pid_t pid) {
+  auto fd = pidfd_open(pid);
+  if (!fd) return false;
+  auto now = ProcTable::read_one(pid, Detail::stat);
+  if (!now || !is_live_parent(now->ppid) || pidfd_exited(fd->get())) return false;
+  pidfd_signal(fd->get(), SIGSTOP);
+  members_.emplace(pid, Member{std::move(*fd)});
+  return true;
+}
+
+void freeze_and_kill(FrozenTree& tree, std::chrono::milliseconds grace, KillReport& report) {
+  tree.freeze(report);
+  if (grace.count() > 0) {
+    // Let members clean up: SIGTERM is queued while they are stopped, SIGCONT delivers it.
+    tree.signal_all(SIGTERM, report);
+    tree.signal_all(SIGCONT, report);
+    int left = tree.wait_all_exit(grace);
+    report.note(std::to_string(left) + " members left after the grace period");
+    tree.freeze(report);
+  }
+  tree.signal_all(SIGKILL, report);
+  if (int left = tree.wait_all_exit(kDeathDeadline); left > 0) {
+    report.note(std::to_string(left) + " members still running after SIGKILL");
+  }
+}
+
+}  // namespace reaper

@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# End-to-end checks of the reapcheck CLI as a user runs it: exit statuses, error messages,
+# the harness's sensitivity to a known-bad reaper that passes, the JSON contract, and an
+# interrupted run leaving nothing behind.
+#   cli_test.sh BUILD_BIN_DIR SOURCE_DIR
+set -uo pipefail
+bin=$1/reapcheck
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+check() {  # check NAME CONDITION-EXIT-STATUS
+  if [ "$2" -eq 0 ]; then
+    passes=$((passes + 1))
+  else
+    failures=$((failures + 1))
+    echo "FAIL: $1" >&2
+    [ -f "$work/out" ] && sed 's/^/  out: /' "$work/out" >&2
+    [ -f "$work/err" ] && sed 's/^/  err: /' "$work/err" >&2
+  fi
+}
+
+run() {  # run EXPECTED-STATUS ARGS...; stdout in $work/out, stderr in $work/err
+  local want=$1
+  shift
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  [ "$got" -eq "$want" ] || echo "exit status $got, wanted $want" >>"$work/err"
+  return $((got != want))
+}
+
+# The reaper ids, as the catalog lists them: nothing here names them by hand.
+"$bin" list --json >"$work/list.json"
+mapfile -t builtin < <(perl -MJSON::PP -e '
+  my $l = decode_json(do { local $/; <STDIN> }); print "$_->{id}\n" for @{ $l->{reapers} }' <"$work/list.json")
+mapfile -t presets < <(perl -MJSON::PP -e '
+  my $l = decode_json(do { local $/; <STDIN> }); print "$_->{id}\n" for @{ $l->{presets} }' <"$work/list.json")
+[ "${#builtin[@]}" -ge 7 ] && [ "${#presets[@]}" -ge 1 ]
+check "list --json names the built-in reapers and the presets" $?
+
+# Bad input: exit 2 and a message that names what was wrong and what is valid.
+run 2 "$bin" run --reaper nope
+check "unknown reaper exits 2" $?
+valid=$(IFS=,; echo "${builtin[*]},${presets[*]}" | sed 's/,/, /g')
+grep -qF "unknown reaper 'nope' (valid: $valid, or exec:CMD / supervise:CMD)" "$work/err"
+check "unknown reaper lists the valid ones" $?
+
+run 2 "$bin" run --scenario nope
+check "unknown scenario exits 2" $?
+grep -q "unknown scenario 'nope' (scenarios in .*setsid-escape" "$work/err"
+check "unknown scenario lists the valid ones" $?
+
+mkdir -p "$work/bad"
+printf 'description = "x"\n[tree]\nrole = "agent"\nsetsd = true\n' >"$work/bad/typo.toml"
+run 2 "$bin" --scenarios "$work/bad" list
+check "malformed scenario exits 2" $?
+grep -q "typo.toml:4:1: unknown key 'setsd'" "$work/err"
+check "malformed scenario names file:line:col" $?
+
+run 2 env PATH=/nonexistent "$bin" run --scenario plain-child
+check "missing perl exits 2" $?
+grep -q "perl is not installed" "$work/err"
+check "missing perl is named" $?
+
+run 2 "$bin" run --grace -5
+check "out-of-range option exits 2" $?
+
+run 0 "$bin" --help
+check "--help exits 0" $?
+grep -q "Exit status" "$work/out"
+check "--help explains exit statuses" $?
+
+# A machine that cannot create namespaces (here: root without capabilities) skips, with the
+# reason, and the skip code CTest understands.
+run 77 setpriv --bounding-set=-all --inh-caps=-all "$bin" run --scenario plain-child \
+  --reaper pgroup --skip-exit-code 77
+check "no namespaces: skipped with exit 77" $?
+grep -q "plain-child × pgroup: this machine cannot create the sandbox's namespaces" "$work/out"
+check "the skip reason is printed" $?
+
+mkdir -p "$work/bad-exp/expectations"
+cp "$src/scenarios/plain-child.toml" "$work/bad-exp/"
+printf '[[known]]\nverdict = "leak"\nreason = "r"\nscenarios = ["plain-chld"]\n' \
+  >"$work/bad-exp/expectations/pgroup.toml"
+run 2 "$bin" --scenarios "$work/bad-exp" run --reaper pgroup
+check "malformed expectations exit 2" $?
+grep -q "expectations/pgroup.toml:4:14: unknown scenario 'plain-chld' (scenarios: plain-child)" \
+  "$work/err"
+check "malformed expectations name file:line:col and the valid scenarios" $?
+
+# Sensitivity: where pgroup's expectations declare no weakness and pgroup leaks, the run must
+# fail; and a declared weakness that does not happen must fail it too.
+mkdir -p "$work/sens"
+cp "$src/scenarios/setsid-escape.toml" "$work/sens/"
+run 1 "$bin" --scenarios "$work/sens" run --reaper pgroup
+check "an undeclared leak fails the run" $?
+grep -q "LEAK, expected pass" "$work/out"
+check "the matrix marks the surprise" $?
+grep -q "escaped (pid" "$work/out"
+check "the deviation names the survivor" $?
+
+rm "$work/sens"/*
+cp "$src/scenarios/plain-child.toml" "$work/sens/"
+mkdir -p "$work/sens/expectations"
+printf '[[known]]\nverdict = "leak"\nreason = "claimed"\nscenarios = ["plain-child"]\n' \
+  >"$work/sens/expectations/pgroup.toml"
+run 1 "$bin" --scenarios "$work/sens" run --reaper pgroup
+check "a known-bad reaper that passes fails the run" $?
+grep -q "PASS, expected leak" "$work/out"
+check "the matrix marks the lost sensitivity" $?
+
+# The acceptance run and its JSON contract, read with perl's core JSON::PP.
+run 0 "$bin" run --scenario setsid-escape --reaper pgroup --reaper ps-walk --reaper proc-pidfd \
+  --json "$work/r.json" --junit "$work/j.xml"
+check "setsid-escape acceptance run exits 0" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  my %c = map { $_->{reaper} => $_ } @{ $r->{cases} };
+  my $p = $c{pgroup};
+  die "pgroup: $p->{verdict}/$p->{expected}\n" unless $p->{verdict} eq "leak" && $p->{expected} eq "leak";
+  my ($s) = @{ $p->{survivors} };
+  my ($agent) = grep { $_->{role} eq "agent" } @{ $p->{members} };
+  die "survivor is not the escaped perl\n" unless $s->{role} eq "escaped" && "@{$s->{argv}}" =~ /perl/;
+  die "escaped shares the agent pgid\n" if $s->{pgid} == $agent->{pgid};
+  for my $k (qw(pid ppid pgid sid state role argv)) { die "survivor lacks $k\n" unless exists $s->{$k} }
+  die "ps-walk: $c{q(ps-walk)}{verdict}\n" unless $c{"ps-walk"}{verdict} eq "pass";
+  die "proc-pidfd: $c{q(proc-pidfd)}{verdict}\n" unless $c{"proc-pidfd"}{verdict} eq "pass";
+  for my $k (qw(kill all_dead)) { die "timings lack $k\n" unless exists $p->{timings_ms}{$k} }
+  die "bystanders_hit missing\n" unless ref $p->{bystanders_hit} eq "ARRAY";
+' "$work/r.json" 2>"$work/err"
+check "the JSON shows the pgroup leak with the escaped survivor" $?
+grep -q '<testsuite name="pgroup"' "$work/j.xml"
+check "JUnit has a suite per reaper" $?
+
+# Races and bystanders, as the issue's acceptance reads them.
+run 0 "$bin" run --scenario pid-reuse --scenario pgid-reuse --scenario lookalike-argv \
+  --scenario sibling-agent --json "$work/races.json"
+check "race and bystander scenarios meet their expectations" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  my %c = map { ("$_->{scenario}/$_->{reaper}" => $_) } @{ $r->{cases} };
+  my $p = $c{"pid-reuse/ps-walk"};
+  die "pid-reuse/ps-walk: $p->{verdict}\n" unless $p->{verdict} eq "bystander-hit";
+  my ($victim) = grep { $_->{role} eq "victim" } @{ $p->{members} };
+  my ($hit) = @{ $p->{bystanders_hit} };
+  die "decoy pid $hit->{pid} != victim pid $victim->{pid}\n" unless $hit->{pid} == $victim->{pid};
+  die "decoy got $hit->{signal}\n" unless $hit->{signal} eq "SIGKILL";
+  die "race not recorded as opened\n" unless $p->{race}{opened};
+  for my $k (keys %c) {
+    next unless $c{$k}{race};
+    die "$k: the race window did not open\n" unless $c{$k}{race}{opened};
+    die "$k: attempts $c{$k}{race}{attempts}\n" unless $c{$k}{race}{attempts} >= 1;
+  }
+  die "proc-pidfd on pid-reuse: $c{q(pid-reuse/proc-pidfd)}{verdict}\n"
+    unless $c{"pid-reuse/proc-pidfd"}{verdict} eq "pass";
+  my ($look) = @{ $c{"lookalike-argv/cmdline"}{bystanders_hit} };
+  die "lookalike not SIGKILLed by cmdline\n" unless $look->{role} eq "lookalike" && $look->{signal} eq "SIGKILL";
+  for my $reaper (@ARGV[1..$#ARGV]) {
+    die "sibling hit by $reaper\n" if @{ $c{"sibling-agent/$reaper"}{bystanders_hit} };
+  }
+' "$work/races.json" "${builtin[@]}" 2>"$work/err"
+check "the JSON shows the recycled pid SIGKILLed by ps-walk, the lookalike by cmdline, no sibling hit" $?
+
+# pidns ends its grace period when the namespace has emptied: its init drops the SIGTERM it has
+# no handler for, so waiting for the init would spend the whole minute given here.
+run 0 "$bin" run --reaper pidns --scenario plain-child --scenario stopped-member --grace 60000 \
+  --json "$work/pidns.json"
+check "pidns with a long grace meets its expectations" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  for my $c (@{ $r->{cases} }) {
+    my $steps = join " | ", @{ $c->{reaper_steps} };
+    die "$c->{scenario}: $steps\n" unless $steps =~ /all gone after/;
+    die "$c->{scenario}: kill took $c->{timings_ms}{kill} ms\n" unless $c->{timings_ms}{kill} < 60000;
+  }
+' "$work/pidns.json" 2>"$work/err"
+check "pidns stops waiting once every process it SIGTERMed (a stopped one too) has exited" $?
+
+# The npm dev-server leak: pgroup leaves the detached watcher, its port still accepting.
+run 0 "$bin" run --scenario npm-dev-server --reaper pgroup --reaper proc-pidfd --json "$work/npm.json"
+check "npm-dev-server meets its expectations" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  my %c = map { ($_->{reaper} => $_) } @{ $r->{cases} };
+  my ($port) = @{ $c{pgroup}{open_ports} };
+  die "no open port under pgroup\n" unless $port && $port->{role} eq "watcher";
+  my ($watcher) = grep { $_->{role} eq "watcher" } @{ $c{pgroup}{survivors} };
+  die "the watcher is not listed as survivor\n" unless $watcher;
+  die "port held by $port->{pid}, watcher is $watcher->{pid}\n" unless $port->{pid} == $watcher->{pid};
+  die "proc-pidfd left ports open\n" if @{ $c{"proc-pidfd"}{open_ports} };
+' "$work/npm.json" 2>"$work/err"
+check "pgroup leaves the watcher and its port; the port's holder is the watcher" $?
+
+# The manual reproduction, in the sandbox and on the host; neither leaves anything running.
+run 0 "$bin" reproduce
+check "reproduce shows the npm dev-server leak" $?
+grep -q "Leaked processes:" "$work/out" && grep -q "watcher.js" "$work/out" &&
+  grep -q "127.0.0.1:41002 (watcher)" "$work/out"
+check "reproduce lists the watcher and its port" $?
+mkdir -p "$work/host"
+run 0 env TMPDIR="$work/host" "$bin" reproduce --no-sandbox
+check "reproduce --no-sandbox runs" $?
+grep -q "runs on THIS machine" "$work/err"
+check "reproduce --no-sandbox says what it will do" $?
+left=$(grep -l -s "$work/hos[t]" /proc/[0-9]*/cmdline || true)
+[ -z "$left" ]
+check "reproduce --no-sandbox leaves nothing running ($left)" $?
+run 2 "$bin" reproduce pid-reuse --no-sandbox
+check "reproduce --no-sandbox refuses a PID race" $?
+
+# External reapers. kill -9 -1 reaches everything the sandbox holds — the bystander in the reaper
+# host's group included — and nothing outside: a canary started here survives.
+sleep infinity &
+canary=$!
+run 1 "$bin" run --scenario plain-child --reaper 'exec:kill -9 -1'
+check "kill -9 -1 fails the run" $?
+grep -q "bystander-hit, expected pass" "$work/out" || grep -q "BYSTANDER-HIT, expected pass" "$work/out"
+check "kill -9 -1 is bystander-hit" $?
+kill -0 "$canary"
+check "the canary outside the sandbox is untouched" $?
+kill "$canary"
+wait "$canary" 2>/dev/null
+
+# The gate: a leaking reaper, named through @FILE as CMake passes it, with the survivors in the
+# JUnit failure text.
+printf '%s\n' 'exec:/bin/kill -TERM -- -{pgid}; true' >"$work/gate.txt"
+run 1 "$bin" run --scenario setsid-escape --reaper "@$work/gate.txt" --expect-pass \
+  --junit "$work/gate.xml"
+check "a leaking gate fails" $?
+perl -0ne 'exit(m{<failure[^>]*>[^<]*escaped[^<]*</failure>}s ? 0 : 1)' "$work/gate.xml"
+check "the gate's JUnit failure text names the survivor" $?
+run 1 "$bin" run --scenario plain-child --reaper 'exec:exit 3'
+check "a failing exec reaper fails the run" $?
+grep -q "exited with status 3" "$work/out"
+check "its exit status is reported" $?
+
+# Cases run in parallel are reported in plan order, whatever order they finished in.
+run 0 "$bin" run -j 2 --scenario plain-child --scenario grandchildren --reaper pgroup \
+  --reaper cgroup --json "$work/parallel.json"
+perl -MJSON::PP -e 'my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  my $got = join " ", map { "$_->{scenario}/$_->{reaper}" } @{ $r->{cases} };
+  my $want = "plain-child/pgroup plain-child/cgroup grandchildren/pgroup grandchildren/cgroup";
+  die "order: $got\n" unless $got eq $want' "$work/parallel.json"
+check "a parallel run lists its cases in plan order" $?
+
+# Ctrl-C mid-case: exit 130, the finished cases written, nothing left running, no scratch left.
+mkdir -p "$work/tmp"
+mkfifo "$work/progress"
+# Two workers: the interrupt goes to reapcheck alone, which must pass it on to the worker.
+TMPDIR="$work/tmp" "$bin" run -j 2 --scenario plain-child --scenario setsid-escape --reaper pgroup \
+  --settle 60000 --json "$work/partial.json" 2>"$work/progress" >/dev/null &
+reapcheck_pid=$!
+exec 3<"$work/progress"
+read -r first <&3  # "[1/2] ..." : the second case, which waits 60 s to settle, has begun
+kill -INT "$reapcheck_pid"
+wait "$reapcheck_pid"
+status=$?
+exec 3<&-
+[ "$status" -eq 130 ]
+check "an interrupted run exits 130 (after: $first; got $status)" $?
+perl -MJSON::PP -e 'my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  die "cases: " . @{$r->{cases}} . "\n" unless @{ $r->{cases} } == 1' "$work/partial.json"
+check "the interrupted run wrote its finished case" $?
+# "tm[p]" keeps this grep from matching its own command line.
+left=$(grep -l -s "$work/tm[p]" /proc/[0-9]*/cmdline || true)
+[ -z "$left" ]
+check "nothing from the interrupted run is left running ($left)" $?
+[ -z "$(ls -A "$work/tmp")" ]
+check "the interrupted run removed its scratch directory" $?
+
+echo "cli: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]

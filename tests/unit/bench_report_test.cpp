@@ -1,0 +1,101 @@
+#include <gtest/gtest.h>
+
+#include <pugixml.hpp>
+
+#include "bench/markdown.h"
+#include "bench/plot.h"
+#include "bench/result.h"
+
+namespace reapcheck {
+namespace {
+
+BenchResult sample() {
+  BenchResult r;
+  r.machine = "2 CPUs";
+  r.snapshots = {{100, 80, "bpf-task-iterator", 800, 1500, 8000, 400, 5},
+                 {1001, 12000, "proc-files", 12000, 24000, 42000, 5000, 5}};
+  for (const auto& [reaper, ms10, ms1000] :
+       {std::tuple{"cgroup.kill", 3.0, 150.0}, std::tuple{"cgroup", 5.0, 600.0},
+        std::tuple{"proc-pidfd", 4.0, 2400.0}}) {
+    r.reap.push_back({reaper, "wide", 10, ms10, ms10, 1, "pass"});
+    r.reap.push_back({reaper, "wide", 1000, ms1000, ms1000, 1, "pass"});
+  }
+  r.reap.push_back({"pgroup", "wide", 1000, -1, 300, 1, "leak"});
+  r.case_overhead_ms = 5.5;
+  r.matrix_wall_s = 75;
+  evaluate_targets(r);
+  return r;
+}
+
+const TargetCheck& target(const BenchResult& r, std::string_view prefix) {
+  for (const auto& t : r.targets) {
+    if (t.name.rfind(prefix, 0) == 0) return t;
+  }
+  throw std::runtime_error("no target " + std::string(prefix));
+}
+
+TEST(BenchTargets, RatiosComeFromTheSamplesOfTheSameRun) {
+  const BenchResult r = sample();
+  ASSERT_EQ(r.targets.size(), 5u);
+  // The snapshot nearest 1,000 processes: 42,000 / 12,000.
+  EXPECT_DOUBLE_EQ(*target(r, "process-table snapshot").measured, 3.5);
+  EXPECT_FALSE(target(r, "process-table snapshot").met());
+  EXPECT_DOUBLE_EQ(*target(r, "cgroup against").measured, 4.0);  // 600 / 150
+  EXPECT_FALSE(target(r, "cgroup against").met());
+  EXPECT_DOUBLE_EQ(*target(r, "proc-pidfd against").measured, 4.0);  // 2400 / 600
+  EXPECT_TRUE(target(r, "proc-pidfd against").met());
+  EXPECT_TRUE(target(r, "harness overhead").met());
+  EXPECT_FALSE(target(r, "built-in matrix").met());
+}
+
+TEST(BenchTargets, UnmeasuredIsNeitherMetNorMissed) {
+  BenchResult r = sample();
+  r.matrix_wall_s.reset();
+  r.reap.clear();
+  evaluate_targets(r);
+  EXPECT_FALSE(target(r, "built-in matrix").measured);
+  EXPECT_FALSE(target(r, "cgroup against").measured);
+  const nlohmann::json j = r;
+  EXPECT_TRUE(j["matrix_wall_s"].is_null());
+  for (const auto& t : j["targets"]) {
+    if (t["target"] == "built-in matrix wall time") {
+      EXPECT_TRUE(t["met"].is_null());
+    }
+  }
+}
+
+TEST(BenchJson, HoldsTheFieldsTheIssueNames) {
+  const nlohmann::json j = sample();
+  for (const char* k : {"processes", "proc_us", "ps_us"}) EXPECT_TRUE(j["snapshot"].contains(k));
+  EXPECT_EQ(j["snapshot"]["processes"], 1001);
+  for (const char* k : {"reaper", "shape", "members", "ms"}) EXPECT_TRUE(j["reap"][0].contains(k));
+  EXPECT_TRUE(j["reap"].back()["ms"].is_null());  // the leak never reached all-dead
+  EXPECT_DOUBLE_EQ(j["case_overhead_ms"].get<double>(), 5.5);
+  EXPECT_DOUBLE_EQ(j["matrix_wall_s"].get<double>(), 75);
+}
+
+TEST(BenchMarkdown, SaysByHowMuchEachTargetIsMissed) {
+  const std::string md = bench_markdown(sample());
+  EXPECT_NE(
+      md.find("| process-table snapshot cheaper than ps at 1,000 processes | ≥ 20.0× | 3.5× | "
+              "missed: 5.7× short |"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 4.0× | missed: 1.3× over |"), std::string::npos) << md;
+  EXPECT_NE(md.find("missed by 15.0 s"), std::string::npos) << md;
+  EXPECT_NE(md.find("never (leak)"), std::string::npos) << md;
+}
+
+TEST(BenchPlot, OneLinePerReaperThatKilledEveryMember) {
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(bench_plot_svg(sample()).c_str()));
+  const auto lines = doc.child("svg").children("polyline");
+  EXPECT_EQ(std::distance(lines.begin(), lines.end()), 3);  // pgroup leaked: no point to plot
+  const std::string text = bench_plot_svg(sample());
+  for (const char* reaper : {"cgroup.kill", "cgroup", "proc-pidfd"}) {
+    EXPECT_NE(text.find(std::string(">") + reaper + "</text>"), std::string::npos) << reaper;
+  }
+}
+
+}  // namespace
+}  // namespace reapcheck

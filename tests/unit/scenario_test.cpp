@@ -1,0 +1,165 @@
+#include "harness/model/scenario.h"
+
+#include <gtest/gtest.h>
+
+#include "harness/engine/fixture.h"
+#include "harness/model/toml_reader.h"
+
+namespace reapcheck {
+namespace {
+
+std::string error_of(const std::string& text, const std::string& file = "scenarios/x.toml") {
+  try {
+    parse_scenario(text, file);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+constexpr const char* kValid = R"(description = "d"
+tags = ["escape"]
+
+[tree]
+role = "agent"
+ignore = ["TERM"]
+
+[[tree.children]]
+role = "escaped"
+setsid = true
+
+[[tree.children.children]]
+role = "sleeper"
+exec = ["sleep", "infinity"]
+)";
+
+TEST(Scenario, ParsesTreeAndTags) {
+  Scenario s = parse_scenario(kValid, "scenarios/setsid-thing.toml");
+  EXPECT_EQ(s.id, "setsid-thing");
+  EXPECT_EQ(s.tags, std::vector<std::string>{"escape"});
+  EXPECT_EQ(s.tree.role, "agent");
+  EXPECT_EQ(s.tree.ignore, std::vector<std::string>{"TERM"});
+  ASSERT_EQ(s.tree.children.size(), 1u);
+  EXPECT_TRUE(s.tree.children[0].setsid);
+  EXPECT_EQ(s.tree.children[0].children[0].exec, (std::vector<std::string>{"sleep", "infinity"}));
+  EXPECT_EQ(s.member_count(), 3);
+  EXPECT_EQ(s.fixture, Fixture::perl);
+}
+
+TEST(Scenario, SyntaxErrorNamesFileLineAndColumn) {
+  std::string e = error_of("description = \"d\"\n[tree\nrole = \"agent\"\n");
+  EXPECT_EQ(e.rfind("scenarios/x.toml:2:", 0), 0u) << e;
+}
+
+TEST(Scenario, UnknownKeyNamesItsPositionAndTheValidKeys) {
+  std::string e = error_of("description = \"d\"\n[tree]\nrole = \"agent\"\nsetsd = true\n");
+  EXPECT_EQ(e.rfind("scenarios/x.toml:4:1: unknown key 'setsd' in a tree node", 0), 0u) << e;
+  EXPECT_NE(e.find("setsid"), std::string::npos);
+}
+
+TEST(Scenario, RejectsWhatAFixtureCouldNotBuild) {
+  const std::string head = "description = \"d\"\n[tree]\nrole = \"agent\"\n";
+  EXPECT_NE(error_of(head + "ignore = [\"KILL\"]\n").find("not a signal a member can catch"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "exec = [\"sleep\"]\n").find("cannot exec"), std::string::npos);
+  EXPECT_NE(error_of(head + "[[tree.children]]\nrole = \"agent\"\n").find("used twice"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "[[tree.children]]\nsetsid = true\n").find("missing key 'role'"),
+            std::string::npos);
+  EXPECT_NE(error_of("description = \"d\"\n").find("needs either [tree]"), std::string::npos);
+  EXPECT_NE(error_of("[tree]\nrole = \"a\"\n").find("missing key 'description'"),
+            std::string::npos);
+}
+
+TEST(Scenario, DescribesTheScenarioOnlyNotWhatReapersDoWithIt) {
+  const std::string head = "description = \"d\"\n[tree]\nrole = \"agent\"\n";
+  std::string e = error_of(head + "[known.pgroup]\nverdict = \"leak\"\nreason = \"r\"\n");
+  EXPECT_EQ(e.rfind("scenarios/x.toml:4:2: unknown key 'known' in the scenario", 0), 0u) << e;
+  EXPECT_NE(error_of("fixture = \"python\"\n" + head).find("'fixture' is perl or node"),
+            std::string::npos);
+}
+
+TEST(Scenario, BystandersAndTheirRaces) {
+  const std::string head =
+      "description = \"d\"\n[tree]\nrole = \"agent\"\n"
+      "[[tree.children]]\nrole = \"victim\"\n";
+  Scenario s = parse_scenario(head +
+                                  "[[bystanders]]\nkind = \"lookalike\"\n"
+                                  "[[bystanders]]\nkind = \"recycled-pid\"\ntarget = \"victim\"\n",
+                              "scenarios/r.toml");
+  ASSERT_EQ(s.bystanders.size(), 2u);
+  EXPECT_TRUE(s.has_bystander(BystanderKind::lookalike));
+  ASSERT_NE(s.race(), nullptr);
+  EXPECT_EQ(s.race()->target, "victim");
+
+  EXPECT_NE(
+      error_of(head + "[[bystanders]]\nkind = \"neighbour\"\n").find("unknown bystander kind"),
+      std::string::npos);
+  EXPECT_NE(error_of(head + "[[bystanders]]\nkind = \"recycled-pid\"\n").find("needs 'target'"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "[[bystanders]]\nkind = \"recycled-pid\"\ntarget = \"nobody\"\n")
+                .find("no member has the role 'nobody'"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "[[bystanders]]\nkind = \"lookalike\"\ntarget = \"victim\"\n")
+                .find("takes no 'target'"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "[[bystanders]]\nkind = \"recycled-pid\"\ntarget = \"victim\"\n"
+                            "[[bystanders]]\nkind = \"recycled-pgid\"\ntarget = \"agent\"\n")
+                .find("one race"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "hold = true\n").find("wait for a race"), std::string::npos);
+}
+
+TEST(Scenario, CopiesAndChainsExpandIntoDistinctRoles) {
+  Scenario s = parse_scenario(
+      "description = \"d\"\n[tree]\nrole = \"agent\"\n"
+      "[[tree.children]]\nrole = \"leaf\"\ncopies = 3\n"
+      "[[tree.children]]\nrole = \"link\"\nchain = 2\n",
+      "scenarios/e.toml");
+  EXPECT_EQ(s.member_count(), 6);
+  ASSERT_EQ(s.tree.children.size(), 4u);
+  EXPECT_EQ(s.tree.children[2].role, "leaf-3");
+  EXPECT_EQ(s.tree.children[3].role, "link-1");
+  EXPECT_EQ(s.tree.children[3].children.at(0).role, "link-2");
+  const std::string head = "description = \"d\"\n[tree]\nrole = \"agent\"\n";
+  EXPECT_NE(error_of(head + "[[tree.children]]\nrole = \"x\"\ncopies = 0\n").find("from 1 to 5000"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "[[tree.children]]\nrole = \"x\"\ncopies = 2\n"
+                            "[[tree.children.children]]\nrole = \"y\"\n")
+                .find("without children"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "transient = true\n").find("cannot be 'transient'"), std::string::npos);
+}
+
+TEST(Scenario, FileNameMustBeAnId) {
+  EXPECT_NE(error_of(kValid, "scenarios/Bad Name.toml").find("must be a scenario id"),
+            std::string::npos);
+}
+
+TEST(Scenario, EveryShippedScenarioLoads) {
+  auto all = load_scenarios(std::filesystem::path(REAPCHECK_SOURCE_DIR) / "scenarios");
+  EXPECT_GE(all.size(), 4u);
+  for (const auto& s : all) EXPECT_FALSE(s.description.empty()) << s.id;
+}
+
+TEST(FixtureSpec, MirrorsTheTree) {
+  Scenario s = parse_scenario(kValid, "scenarios/y.toml");
+  auto j = tree_spec(s.tree);
+  EXPECT_EQ(j["role"], "agent");
+  EXPECT_EQ(j["ignore"][0], "TERM");
+  EXPECT_EQ(j["children"][0]["setsid"], true);
+  EXPECT_EQ(j["children"][0]["children"][0]["exec"][1], "infinity");
+  EXPECT_FALSE(j.contains("exec"));
+}
+
+TEST(FixtureSpec, AHeldMemberIgnoresTermAndExitsOnUsr1) {
+  TreeNode n;
+  n.role = "holder";
+  n.hold = true;
+  auto j = tree_spec(n);
+  EXPECT_EQ(j["ignore"], nlohmann::json::array({"TERM"}));
+  EXPECT_EQ(j["exit_on"], nlohmann::json::array({"USR1"}));
+}
+
+}  // namespace
+}  // namespace reapcheck

@@ -1,0 +1,80 @@
+#include "harness/model/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include "harness/engine/readiness.h"
+#include "harness/model/summary.h"
+
+namespace reapcheck {
+namespace {
+
+TEST(Verdict, NamesRoundTrip) {
+  for (auto v : {Verdict::pass, Verdict::leak, Verdict::bystander_hit, Verdict::reaper_error,
+                 Verdict::reaper_timeout, Verdict::setup_error, Verdict::skipped}) {
+    EXPECT_EQ(parse_verdict(to_string(v)), v);
+  }
+  EXPECT_EQ(to_string(Verdict::bystander_hit), "bystander-hit");
+  EXPECT_FALSE(parse_verdict("PASS"));
+}
+
+TEST(Verdict, OnlyWhatAReaperEarnsIsAWeakness) {
+  EXPECT_TRUE(is_weakness(Verdict::leak));
+  EXPECT_TRUE(is_weakness(Verdict::bystander_hit));
+  EXPECT_FALSE(is_weakness(Verdict::pass));
+  EXPECT_FALSE(is_weakness(Verdict::skipped));
+  EXPECT_FALSE(is_weakness(Verdict::setup_error));
+}
+
+TEST(Verdict, AKnownBadReaperThatPassesIsNotAsExpected) {
+  EXPECT_TRUE(meets_expectation(Verdict::leak, Verdict::leak));
+  EXPECT_FALSE(meets_expectation(Verdict::pass, Verdict::leak));
+  EXPECT_FALSE(meets_expectation(Verdict::leak, Verdict::pass));
+  EXPECT_TRUE(meets_expectation(Verdict::skipped, Verdict::pass));
+}
+
+CaseResult make_case(const std::string& s, const std::string& r, Verdict v, Verdict e, int run) {
+  CaseResult c;
+  c.scenario = s;
+  c.reaper = r;
+  c.verdict = v;
+  c.expected = e;
+  c.run = run;
+  return c;
+}
+
+TEST(Summary, FlagsCellsWhoseRepeatsDisagree) {
+  RunResult run;
+  run.cases = {make_case("a", "x", Verdict::pass, Verdict::pass, 1),
+               make_case("a", "x", Verdict::leak, Verdict::pass, 2),
+               make_case("b", "x", Verdict::leak, Verdict::leak, 1),
+               make_case("b", "x", Verdict::leak, Verdict::leak, 2)};
+  Summary s = summarise(run);
+  ASSERT_EQ(s.cells.size(), 2u);
+  EXPECT_EQ(s.inconsistent(), 1);
+  EXPECT_EQ(s.unexpected(), 0);
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(s.find("b", "x")->as_expected());
+}
+
+TEST(Summary, UnexpectedPassFailsTheRun) {
+  RunResult run;
+  run.cases = {make_case("a", "pgroup", Verdict::pass, Verdict::leak, 1)};
+  Summary s = summarise(run);
+  EXPECT_EQ(s.unexpected(), 1);
+  EXPECT_FALSE(s.ok());
+}
+
+TEST(Readiness, ParsesAnnouncements) {
+  auto a = parse_announcement("ready 42 escaped");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->pid, 42);
+  EXPECT_EQ(a->role, "escaped");
+  EXPECT_FALSE(parse_announcement("ready 42"));
+  EXPECT_FALSE(parse_announcement("ready x agent"));
+  EXPECT_FALSE(parse_announcement("ready 0 agent"));
+  EXPECT_FALSE(parse_announcement("ready 4 two words"));
+  EXPECT_FALSE(parse_announcement("hello 4 agent"));
+}
+
+}  // namespace
+}  // namespace reapcheck
