@@ -98,13 +98,16 @@ std::string bench_markdown(const BenchResult& r) {
       "\n`cgroup.kill` is the cgroup reaper with no grace period: a bare `cgroup.kill` and a "
       "wait for `populated 0`, the kernel's own limit.\n\n## Harness\n\n"
       "| | |\n|---|---|\n| Overhead per case (sandbox, bystanders, audit, teardown) | {} |\n"
-      "| Whole trivial case | {} |\n| Built-in matrix | {} |\n",
+      "| Whole trivial case | {} |\n| Built-in matrix | {} |\n"
+      "| Built-in matrix without the signal ledger | {} |\n",
       r.case_overhead_ms >= 0 ? fmt::format("{:.1f} ms", r.case_overhead_ms) : "—",
       r.case_ms >= 0 ? fmt::format("{:.1f} ms", r.case_ms) : "—",
       r.matrix_wall_s
           ? fmt::format("{:.1f} s for {} cases on {} workers ({} unexpected)", *r.matrix_wall_s,
                         r.matrix_cases, r.matrix_jobs, r.matrix_unexpected)
-          : std::string("not run (--quick)"));
+          : std::string("not run (--quick)"),
+      r.matrix_wall_no_ledger_s ? fmt::format("{:.1f} s", *r.matrix_wall_no_ledger_s)
+                                : std::string("not run (--quick)"));
   return md;
 }
 

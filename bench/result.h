@@ -53,6 +53,7 @@ struct BenchResult {
   double case_overhead_ms = -1;  // sandbox set-up, bystanders, audit and teardown per case
   double case_ms = -1;           // the whole trivial case, for scale
   std::optional<double> matrix_wall_s;
+  std::optional<double> matrix_wall_no_ledger_s;  // the same matrix without the signal ledger
   int matrix_cases = 0;
   int matrix_unexpected = 0;
   int matrix_jobs = 0;

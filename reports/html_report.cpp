@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "harness/model/summary.h"
+#include "reports/evidence.h"
 #include "reports/file_output.h"
-#include "reports/process_forest.h"
 
 namespace reapcheck {
 namespace {
@@ -45,24 +45,17 @@ std::string evidence(const CaseResult& c) {
   std::string out = fmt::format("<p><b>{}</b>, expected {}. {}</p>", to_string(c.verdict),
                                 to_string(c.expected), escape(c.reason));
   if (!c.expected_reason.empty()) out += "<p>Declared: " + escape(c.expected_reason) + "</p>";
-  if (!c.survivors.empty()) {
-    out += "<p>Survivors:</p><pre>" + escape(process_forest(c.survivors)) + "</pre>";
-  }
-  if (!c.bystanders_hit.empty()) {
-    out += "<p>Bystanders hit:</p><ul>";
-    for (const auto& b : c.bystanders_hit) {
-      out += fmt::format("<li>{} (pid {}) got {} {}</li>", escape(b.role), b.pid, b.signal,
-                         escape(b.sender()));
+  for (const auto& s : evidence_sections(c)) {
+    out += "<p>" + escape(s.title) + ":</p>";
+    if (s.preformatted) {
+      std::string text;
+      for (const auto& line : s.lines) text += line + "\n";
+      out += "<pre>" + escape(text) + "</pre>";
+      continue;
     }
+    out += "<ul>";
+    for (const auto& line : s.lines) out += "<li><code>" + escape(line) + "</code></li>";
     out += "</ul>";
-  }
-  if (c.race) {
-    out += "<p>Race: " + escape(c.race->detail) + "</p>";
-  }
-  if (!c.reaper_steps.empty()) {
-    out += "<p>Reaper steps:</p><ol>";
-    for (const auto& s : c.reaper_steps) out += "<li><code>" + escape(s) + "</code></li>";
-    out += "</ol>";
   }
   out += fmt::format(
       "<p class=t>kill {:.0f} ms · all dead {} · case {:.0f} ms</p>", c.kill_ms,

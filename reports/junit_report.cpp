@@ -7,8 +7,8 @@
 #include <pugixml.hpp>
 #include <sstream>
 
+#include "reports/evidence.h"
 #include "reports/file_output.h"
-#include "reports/process_forest.h"
 
 namespace reapcheck {
 namespace {
@@ -18,18 +18,7 @@ std::string failure_text(const CaseResult& c) {
       fmt::format("verdict {}, expected {}", to_string(c.verdict), to_string(c.expected));
   if (!c.expected_reason.empty()) text += fmt::format(" ({})", c.expected_reason);
   text += "\nreason: " + c.reason + "\n";
-  if (!c.survivors.empty()) text += "survivors:\n" + process_forest(c.survivors);
-  if (!c.bystanders_hit.empty()) {
-    text += "bystanders hit:\n";
-    for (const auto& b : c.bystanders_hit) {
-      text += fmt::format("  {} (pid {}) got {} {}\n", b.role, b.pid, b.signal, b.sender());
-    }
-  }
-  if (!c.reaper_steps.empty()) {
-    text += "reaper steps:\n";
-    for (const auto& s : c.reaper_steps) text += "  " + s + "\n";
-  }
-  return text;
+  return text + evidence_text(c, "");
 }
 
 void add_property(pugi::xml_node props, const char* name, const std::string& value) {

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "harness/model/summary.h"
-#include "reports/process_forest.h"
+#include "reports/evidence.h"
 
 namespace reapcheck {
 namespace {
@@ -81,11 +81,7 @@ std::string text_deviations(const RunResult& run) {
           "\n{} × {}{}: {} (expected {})\n  {}\n", c->scenario, c->reaper,
           s.cells.empty() || cell.runs.size() == 1 ? "" : fmt::format(" run {}", c->run),
           to_string(c->verdict), to_string(c->expected), c->reason);
-      if (!c->survivors.empty()) out += "  survivors:\n" + process_forest(c->survivors, "    ");
-      for (const auto& b : c->bystanders_hit) {
-        out +=
-            fmt::format("  bystander {} (pid {}) got {} {}\n", b.role, b.pid, b.signal, b.sender());
-      }
+      out += evidence_text(*c, "  ");
     }
   }
   std::string skipped;

@@ -42,11 +42,14 @@ ReaperChoice exec_choice(std::string id, std::string command, ReaperChoice::Orig
 ReaperChoice supervise_choice(std::string id, std::string command, ReaperChoice::Origin origin,
                               std::string needs) {
   std::string technique = "supervise: " + command;
-  return {origin, std::move(id), std::move(technique),
+  return {origin,
+          std::move(id),
+          std::move(technique),
           [command = std::move(command)](const reaper::ReaperConfig&) {
             return reaper::make_supervise(command);
           },
-          std::move(needs)};
+          std::move(needs),
+          true};
 }
 
 const std::vector<ReaperChoice>& reaper_catalog() {

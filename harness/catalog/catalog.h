@@ -24,6 +24,8 @@ struct ReaperChoice {
   std::string technique;  // one line, for `reapcheck list`
   std::function<std::unique_ptr<reaper::Reaper>(const reaper::ReaperConfig&)> make;
   std::string needs;  // a program that must be installed (presets); empty otherwise
+  // The agent runs under the reaper's own process (supervise:), which is then no member.
+  bool supervises = false;
 };
 
 // The built-ins, then the presets, in the order reports show them.

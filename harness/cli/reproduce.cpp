@@ -9,6 +9,7 @@
 #include "harness/engine/fixture.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"
+#include "reports/evidence.h"
 #include "reports/process_forest.h"
 
 namespace reapcheck {
@@ -40,6 +41,11 @@ void announce_host_run(const Scenario& scenario, const ReproduceArgs& args) {
 void print_outcome(const CaseResult& c, const ReproduceArgs& args) {
   fmt::print("\n{}: {} — {}\n", c.scenario, to_string(c.verdict), c.reason);
   if (!c.survivors.empty()) fmt::print("\nLeaked processes:\n{}", process_forest(c.survivors));
+  for (const auto& s : evidence_sections(c)) {
+    if (s.title == "survivors") continue;  // the forest above
+    fmt::print("\n{}:\n", s.title);
+    for (const auto& line : s.lines) fmt::print("  {}\n", line);
+  }
   if (!c.open_ports.empty()) {
     fmt::print("\nPorts still answering:\n");
     for (const auto& p : c.open_ports) {

@@ -34,6 +34,7 @@ struct RunArgs {
   bool quiet = false;
   bool presets = false;
   bool expect_pass = false;
+  bool no_ledger = false;
 };
 
 void write_reports(const RunResult& run, const RunArgs& args) {
@@ -62,6 +63,7 @@ MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
   plan.jobs = args.jobs;
   plan.options.grace = std::chrono::milliseconds(args.grace_ms);
   plan.options.settle = std::chrono::milliseconds(args.settle_ms);
+  plan.options.ledger = !args.no_ledger;
   return plan;
 }
 
@@ -151,6 +153,10 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
   cmd->add_option("--skip-exit-code", args->skip_exit_code,
                   "Exit with N when every case was skipped (CTest's SKIP_RETURN_CODE)");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress lines");
+  cmd->add_flag("--no-ledger", args->no_ledger,
+                "Do not record the reaper's signals at the system call (to measure what the "
+                "ledger costs); cases then say they lack that evidence, and stray signals and "
+                "hits that no bystander notices go unseen");
   return {cmd, [args, &global] { return run(global, *args); }};
 }
 

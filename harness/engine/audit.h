@@ -33,12 +33,18 @@ struct AuditResult {
 
 // Waits, until `settle` has passed, for every member in `watch` to die, then scans the sandbox's
 // /proc for any other live process not in `outside` (the runner, the reaper host, bystanders): a
-// process the tree started without announcing it is still part of the tree. Zombies are dead.
+// process the tree started without announcing it is still part of the tree. A process is dead
+// when its pidfd says its whole thread group has exited, not when /proc shows its leader as Z.
 // `sessions`, when given, limits the /proc scan to processes in those sessions: outside a
 // sandbox, not everything alive belongs to the tree.
 AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const std::set<pid_t>& outside,
                   std::chrono::steady_clock::time_point since, std::chrono::milliseconds settle,
                   const std::set<pid_t>* sessions = nullptr);
+
+// The process is on its way out: a fatal signal is pending (the kernel turns a fatal signal into
+// SIGKILL on every thread as it is sent), or one of its threads is exiting. Read from
+// /proc/<pid>/task/*/; false when the process is gone.
+bool dying(pid_t pid);
 
 // A /proc entry as the result model records it.
 ProcessRecord record_of(const reaper::ProcInfo& info, std::string role);

@@ -24,8 +24,11 @@
 
 namespace reapcheck {
 
-Bystanders::Bystanders(const std::filesystem::path& scratch)
-    : helper_(helper_path("reapcheck-bystander")), log_(scratch / "bystander-signals.log") {
+Bystanders::Bystanders(const std::filesystem::path& scratch, Census& census)
+    : census_(census),
+      helper_(helper_path("reapcheck-bystander")),
+      log_(scratch / "bystander-signals.log"),
+      ready_((scratch / "bystanders.sock").string()) {
   std::ofstream(log_).close();
 }
 
@@ -35,50 +38,65 @@ Bystanders::~Bystanders() {
   }
 }
 
-std::vector<std::string> Bystanders::argv(const std::string& role) const {
-  return {helper_, role};
-}
-
 std::vector<std::string> Bystanders::env() const {
-  return {"PATH=/usr/local/bin:/usr/bin:/bin", "REAPCHECK_SIGNAL_LOG=" + log_.string(),
-          "REAPCHECK_READY_FD=" + std::to_string(ready_.writer())};
+  return {"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "REAPCHECK_SIGNAL_LOG=" + log_.string(),
+          "REAPCHECK_READY_FD=" + std::to_string(ready_.writer()),
+          "REAPCHECK_READY_SOCKET=" + ready_.socket_path()};
 }
 
-void Bystanders::exec_helper(const std::string& role, const std::vector<std::string>& extra,
-                             const std::filesystem::path& cwd, bool own_session) const {
+Bystanders::Launch Bystanders::launch(const std::string& role,
+                                      const std::vector<std::string>& extra,
+                                      const std::filesystem::path& cwd, bool own_session) const {
+  Launch l;
+  l.strings = {helper_, role};
+  l.strings.insert(l.strings.end(), extra.begin(), extra.end());
+  const size_t args = l.strings.size();
+  for (auto& e : env()) l.strings.push_back(std::move(e));
+  for (size_t i = 0; i < l.strings.size(); ++i) {
+    (i < args ? l.argv : l.envp).push_back(l.strings[i].data());
+  }
+  l.argv.push_back(nullptr);
+  l.envp.push_back(nullptr);
+  l.cwd = cwd.string();
+  l.own_session = own_session;
+  return l;
+}
+
+void Bystanders::exec_helper(const Launch& l) const {
   init::reset_in_child();
-  if (own_session) ::setsid();
-  if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
+  if (l.own_session) ::setsid();
+  if (!l.cwd.empty() && ::chdir(l.cwd.c_str()) != 0) ::_exit(126);
   ::fcntl(ready_.writer(), F_SETFD, 0);
-  int null_fd = ::open("/dev/null", O_RDWR);
+  const int null_fd = ::open("/dev/null", O_RDWR);
   ::dup2(null_fd, 0);
-  std::vector<std::string> args = argv(role);
-  args.insert(args.end(), extra.begin(), extra.end());
-  std::vector<char*> c_args, c_env;
-  for (auto& a : args) c_args.push_back(a.data());
-  c_args.push_back(nullptr);
-  std::vector<std::string> environment = env();
-  for (auto& e : environment) c_env.push_back(e.data());
-  c_env.push_back(nullptr);
-  ::execve(helper_.c_str(), c_args.data(), c_env.data());
+  ::execve(l.argv[0], l.argv.data(), l.envp.data());
   ::_exit(127);
 }
 
 void Bystanders::add(pid_t pid, const std::string& role, bool our_child) {
   auto fd = reaper::pidfd_open(pid);
   if (!fd) throw std::runtime_error("bystander " + role + " exited before it was watched");
+  census_.add_bystander(pid, role, fd->get());
   entries_.push_back(Entry{pid, role, std::move(*fd), our_child});
+}
+
+std::string Bystanders::role_of(pid_t pid) const {
+  for (const Entry& e : entries_) {
+    if (e.pid == pid) return e.role;
+  }
+  return {};
 }
 
 void Bystanders::start(const std::string& role, const std::vector<std::string>& extra_args,
                        const std::filesystem::path& cwd, bool own_session,
                        Clock::time_point deadline) {
+  const Launch l = launch(role, extra_args, cwd, own_session);
   pid_t pid;
   {
     init::BlockChildSignals block;
     pid = ::fork();
     if (pid < 0) reaper::throw_sys("fork bystander " + role);
-    if (pid == 0) exec_helper(role, extra_args, cwd, own_session);
+    if (pid == 0) exec_helper(l);
     init::watch(pid);
   }
   add(pid, role, true);
@@ -86,13 +104,14 @@ void Bystanders::start(const std::string& role, const std::vector<std::string>& 
 }
 
 bool Bystanders::try_place_decoy(pid_t pid, const std::string& role) {
+  const Launch l = launch(role, {}, {}, true);
   init::BlockChildSignals block;
   pid_t child = fork_at_pid(pid);
   if (child < 0) {
     if (errno == EEXIST) return false;
     reaper::throw_sys("start decoy on pid " + std::to_string(pid));
   }
-  if (child == 0) exec_helper(role, {}, {}, true);
+  if (child == 0) exec_helper(l);
   init::watch(child);
   add(child, role, true);
   return true;
@@ -208,7 +227,7 @@ std::vector<BystanderHit> Bystanders::hits() const {
         out.push_back({e.pid, e.role, reaper::signal_name(exit->status), 0});
       }
     } else if (!e.our_child && reaper::pidfd_exited(e.pidfd.get())) {
-      out.push_back({e.pid, e.role, reaper::signal_name(SIGKILL), 0});  // it catches all else
+      out.push_back({e.pid, e.role, "unknown", 0});  // it died; how, only the ledger can say
     } else if (auto p = reaper::ProcTable::read_one(e.pid, reaper::Detail::stat);
                p && (p->state == 'T' || p->state == 't')) {
       out.push_back({e.pid, e.role, reaper::signal_name(SIGSTOP), 0});

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/engine/census.h"
 #include "harness/engine/readiness_channel.h"
 #include "harness/model/result.h"
 #include "reaper/os/unique_fd.h"
@@ -22,14 +23,14 @@ class Bystanders {
  public:
   using Clock = std::chrono::steady_clock;
 
-  explicit Bystanders(const std::filesystem::path& scratch);
+  // Each bystander is registered with `census` as it starts or announces itself.
+  Bystanders(const std::filesystem::path& scratch, Census& census);
   ~Bystanders();  // SIGKILLs every bystander through its pidfd
   Bystanders(const Bystanders&) = delete;
   Bystanders& operator=(const Bystanders&) = delete;
 
-  // What a bystander started elsewhere (by the reaper host) needs: its argv prefix, its
-  // environment, and the readiness fd it must inherit.
-  std::vector<std::string> argv(const std::string& role) const;
+  // What a bystander started elsewhere (the sibling agent's tree, which the reaper host spawns)
+  // needs: its environment and the readiness fd it must inherit.
   std::vector<std::string> env() const;
   int ready_fd() const { return ready_.writer(); }
 
@@ -45,6 +46,9 @@ class Bystanders {
   // perhaps under a supervisor, so not necessarily the process the host spawned.
   void adopt(const std::string& role, Clock::time_point deadline);
 
+  // The role of the bystander at `pid`, or empty.
+  std::string role_of(pid_t pid) const;
+
   std::set<pid_t> pids() const;
 
   // The bystanders and, for each, its ancestors below `host`: a reaper's own processes that
@@ -56,7 +60,9 @@ class Bystanders {
   // still be pending. Call before hits().
   void settle(Clock::time_point deadline) const;
 
-  // Every signal a bystander received so far, and any bystander killed or stopped.
+  // Every signal a bystander received so far, and any bystander killed or stopped. A bystander
+  // that is not the harness's child (the sibling agent's tree) shows only that it died, not how:
+  // its signal is "unknown" unless the signal ledger saw it sent.
   std::vector<BystanderHit> hits() const;
 
  private:
@@ -66,12 +72,23 @@ class Bystanders {
     reaper::UniqueFd pidfd;
     bool our_child;
   };
+  // Everything a new bystander's exec needs, built before the fork: the child of a process with
+  // a second thread (the signal ledger's) may not allocate before exec.
+  struct Launch {
+    std::vector<std::string> strings;  // argv then environment
+    std::vector<char*> argv;
+    std::vector<char*> envp;
+    std::string cwd;
+    bool own_session = false;
+  };
+  Launch launch(const std::string& role, const std::vector<std::string>& extra,
+                const std::filesystem::path& cwd, bool own_session) const;
+  [[noreturn]] void exec_helper(const Launch& launch) const;
   void add(pid_t pid, const std::string& role, bool our_child);
   void await(pid_t pid, Clock::time_point deadline);
   void read_announcement(const std::string& awaited, Clock::time_point deadline);
-  [[noreturn]] void exec_helper(const std::string& role, const std::vector<std::string>& extra,
-                                const std::filesystem::path& cwd, bool own_session) const;
 
+  Census& census_;
   std::string helper_;
   std::filesystem::path log_;
   ReadinessChannel ready_;

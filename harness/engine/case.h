@@ -30,6 +30,7 @@ struct CaseOptions {
   std::chrono::milliseconds ready{10000};  // how long the fixture may take to announce its tree
   std::chrono::milliseconds reaper_deadline{10000};  // on top of the grace period
   std::string cgroup_parent;  // where the cgroup reaper makes its groups; empty: its own cgroup
+  bool ledger = true;         // record every signal of the reaper's side (signal_ledger.h)
   // Outside any sandbox, on the real host (reapcheck reproduce --no-sandbox): the audit looks
   // only at the tree's sessions, and what survives is killed afterwards unless `keep`.
   bool on_host = false;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <variant>
 
 #include "harness/engine/audit.h"
 #include "harness/engine/bystanders.h"
@@ -18,7 +19,9 @@
 #include "harness/engine/readiness.h"
 #include "harness/engine/readiness_channel.h"
 #include "harness/engine/reaper_host.h"
+#include "harness/engine/signal_ledger.h"
 #include "harness/sandbox/init_reaping.h"
+#include "harness/support/paths.h"
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
@@ -83,37 +86,127 @@ class CaseBody {
         reaper::UniqueFd(::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
     setup_deadline_ = Clock::now() + options_.ready;
 
-    Bystanders bystanders(scratch_);
+    Census census;
+    Bystanders bystanders(scratch_, census);
     start_bystanders(bystanders);
     ReadinessChannel ready((scratch_ / "ready.sock").string());
     const auto tree_start = Clock::now();
-    ReaperHost host(reaper_, agent_spec(ready), sibling_spec(bystanders), options_.grace,
-                    reaper::ReaperConfig{options_.cgroup_parent});
+    ReaperHost host(HostPlan{&reaper_, agent_spec(ready), sibling_spec(bystanders), options_.grace,
+                             reaper::ReaperConfig{options_.cgroup_parent}, options_.ledger});
+    census.set_reaper_host(host.pid());
     ready.close_writer();  // the agent's tree holds the only write ends now: EOF means it died
+    std::optional<SignalLedger> ledger = start_ledger(host, census, r);
     const pid_t agent = await_spawn(host, bystanders);
 
-    std::vector<Member> members = collect_members(ready);
+    std::vector<Member> members = collect_members(ready, census);
     await_final_states(members);
+    if (reaper_.supervises) register_supervisor(agent, members, census);
     r.tree_ms = ms_since(tree_start);
     const reaper::ProcTable before = reaper::ProcTable::read();
     for (const Member& m : members) {
       if (const auto* p = before.find(m.pid)) r.members.push_back(record_of(*p, m.role));
     }
     std::optional<Race> race = plan_race(scenario_, members, before);
+    if (race && ledger) ledger->arm_race(race->triggers);
 
     DeathWatch deaths;
     watch_members(members, deaths);
     const auto kill_start = Clock::now();
     host.request_kill();
-    ReaperHost::Reply killed = await_kill(host, race, bystanders, deaths, kill_start,
-                                          kill_start + options_.grace + options_.reaper_deadline);
+    ReaperHost::Reply killed =
+        await_kill(host, race, bystanders, deaths, ledger ? &*ledger : nullptr, kill_start,
+                   kill_start + options_.grace + options_.reaper_deadline);
+    const auto returned = Clock::now();
     r.kill_ms = ms_since(kill_start);
+    const std::vector<std::pair<ProcessRecord, int>> late = late_members(members);
+    r.reaper_left_running = reaper_processes(census, host.pid());
     r.reaper_steps = killed.steps;
     r.reaper_outcome = outcome_of(killed);
     if (race) r.race = race->record;
 
     audit_tree(r, members, deaths, host, bystanders, agent, kill_start);
+    for (const auto& [process, slot] : late) {
+      const bool died = deaths.dead(slot);
+      r.late.push_back(
+          {process,
+           died ? std::chrono::duration<double, std::milli>(deaths.died_at(slot) - returned).count()
+                : -1});
+    }
     r.open_ports = open_ports();
+    if (ledger) {
+      r.signals = ledger->records(kill_start);
+      name_senders(r.bystanders_hit, r.signals);
+    }
+  }
+
+  // The ledger, serving the listener the host hands over before it spawns anything; or, where
+  // there is none, the evidence the case will lack.
+  std::optional<SignalLedger> start_ledger(ReaperHost& host, const Census& census,
+                                           CaseResult& r) const {
+    auto listener = host.take_listener(setup_deadline_);
+    if (auto* fd = std::get_if<reaper::UniqueFd>(&listener)) {
+      return std::optional<SignalLedger>(std::in_place, std::move(*fd), census);
+    }
+    r.missing_evidence.push_back("the signal ledger (" + std::get<std::string>(listener) +
+                                 "): signals are seen only by the bystanders they reach");
+    return std::nullopt;
+  }
+
+  // The process a supervising reaper spawned is its own: the supervisor the agent runs under.
+  static void register_supervisor(pid_t spawned, const std::vector<Member>& members,
+                                  Census& census) {
+    for (const Member& m : members) {
+      if (m.pid == spawned) return;
+    }
+    if (auto fd = reaper::pidfd_open(spawned)) {
+      const auto p = reaper::ProcTable::read_one(spawned, reaper::Detail::full);
+      census.add_reaper(spawned, p && !p->argv.empty() ? p->argv.front() : "supervisor", fd->get());
+    }
+  }
+
+  // Members alive, and not dying, at this instant (the reaper has just reported done), each with
+  // its slot in the case's DeathWatch.
+  static std::vector<std::pair<ProcessRecord, int>> late_members(
+      const std::vector<Member>& members) {
+    std::vector<std::pair<ProcessRecord, int>> out;
+    for (const Member& m : members) {
+      if (!m.pidfd || reaper::pidfd_exited(m.pidfd.get()) || dying(m.pid)) continue;
+      if (auto p = reaper::ProcTable::read_one(m.pid, reaper::Detail::full)) {
+        out.emplace_back(record_of(*p, m.role), m.watch_slot);
+      }
+    }
+    return out;
+  }
+
+  // The reaper's own processes still running now, the host itself aside.
+  static std::vector<ProcessRecord> reaper_processes(const Census& census, pid_t host) {
+    std::vector<ProcessRecord> out;
+    const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::full);
+    for (const auto& p : table.all()) {
+      if (p.pid == host || reaper::pidfd_open(p.pid) == std::nullopt) continue;
+      if (auto who = census.who(p.pid); who && who->kind == Party::Kind::reaper) {
+        out.push_back(record_of(p, "reaper"));
+      }
+    }
+    return out;
+  }
+
+  // A bystander's own record says only what it could see; the ledger says who sent it.
+  static void name_senders(std::vector<BystanderHit>& hits,
+                           const std::vector<SignalRecord>& signals) {
+    for (BystanderHit& hit : hits) {
+      if (hit.sender_pid != 0) continue;
+      for (const SignalRecord& s : signals) {
+        const bool reached = std::any_of(s.reached.begin(), s.reached.end(),
+                                         [&](const Party& p) { return p.pid == hit.pid; });
+        if (!reached || s.signal == "0" || (hit.signal != "unknown" && hit.signal != s.signal)) {
+          continue;
+        }
+        hit.signal = s.signal;
+        hit.sender_pid = s.sender.pid;
+        break;
+      }
+    }
   }
 
   // Bystanders that exist before the agent does.
@@ -137,7 +230,8 @@ class CaseBody {
                 "REAPCHECK_READY_FD=" + std::to_string(ready.writer()),
                 "REAPCHECK_READY_SOCKET=" + ready.socket_path(),
                 "REAPCHECK_FIXTURE_LOG=" + log_.string(),
-                "REAPCHECK_WORKTREE=" + worktree_.string()};
+                "REAPCHECK_WORKTREE=" + worktree_.string(),
+                "REAPCHECK_THREAD_MEMBER=" + helper_path("reapcheck-thread-member")};
     spec.inherit_fds = {ready.writer()};
     spec.output_fd = log_fd_.get();
     if (scenario_.agent) {
@@ -156,16 +250,18 @@ class CaseBody {
     return spec;
   }
 
-  std::optional<reaper::AgentSpec> sibling_spec(const Bystanders& bystanders) const {
-    if (!scenario_.has_bystander(BystanderKind::sibling_agent)) return std::nullopt;
+  // Every case runs a sibling agent beside the agent, spawned the same way by the same parent,
+  // built by the same fixture: killing by name, by interpreter or everything the parent started
+  // hits it.
+  reaper::AgentSpec sibling_spec(const Bystanders& bystanders) const {
     // Its own worktree, which does not contain the agent's path as a substring.
     const auto sibling_tree = scratch_ / "sibling" / "worktree";
     std::filesystem::create_directories(sibling_tree);
     reaper::AgentSpec sibling;
-    sibling.argv = bystanders.argv("sibling-agent");
-    sibling.argv.push_back(sibling_tree.string());
+    sibling.argv = prepare_sibling(scenario_, sibling_tree);
     sibling.cwd = sibling_tree.string();
     sibling.env = bystanders.env();
+    sibling.env.push_back("REAPCHECK_FIXTURE_LOG=" + log_.string());
     sibling.inherit_fds = {bystanders.ready_fd()};
     sibling.output_fd = log_fd_.get();
     return sibling;
@@ -180,11 +276,11 @@ class CaseBody {
     if (spawned.status != ReaperHost::Reply::Status::ok) {
       setup_failed("the reaper could not spawn the agent: " + spawned.error + log_tail());
     }
-    if (spawned.sibling != 0) bystanders.adopt("sibling-agent", setup_deadline_);
+    for (const auto& role : sibling_roles()) bystanders.adopt(role, setup_deadline_);
     return spawned.agent;
   }
 
-  std::vector<Member> collect_members(ReadinessChannel& ready) {
+  std::vector<Member> collect_members(ReadinessChannel& ready, Census& census) {
     std::vector<Member> members;
     const int expected = scenario_.member_count();
     while (static_cast<int>(members.size()) < expected) {
@@ -210,6 +306,7 @@ class CaseBody {
             fmt::format("member {} (pid {}) exited before the kill{}", a->role, ours, log_tail()));
       }
       // A transient member may be gone already, as it should be.
+      if (fd) census.add_member(ours, a->role, fd->get());
       members.push_back(Member{ours, a->role, fd ? std::move(*fd) : reaper::UniqueFd()});
     }
     return members;

@@ -29,6 +29,7 @@ int DeathWatch::add(int pidfd) {
     reaper::throw_sys("epoll_ctl add pidfd");
   }
   died_.push_back(false);
+  died_at_.emplace_back();
   ++alive_;
   return slot;
 }
@@ -64,6 +65,7 @@ bool DeathWatch::wait(Clock::time_point deadline, int other_fd) {
       const auto slot = static_cast<size_t>(events[i].data.u64);
       if (died_[slot]) continue;
       died_[slot] = true;
+      died_at_[slot] = now;
       --alive_;
       last_death_ = std::max(last_death_, now);
     }

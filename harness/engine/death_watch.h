@@ -24,12 +24,15 @@ class DeathWatch {
   bool wait(Clock::time_point deadline, int other_fd = -1);
 
   bool dead(int slot) const { return died_.at(static_cast<size_t>(slot)); }
+  // When the watch saw the slot's process die; only meaningful once dead(slot).
+  Clock::time_point died_at(int slot) const { return died_at_.at(static_cast<size_t>(slot)); }
   bool all_dead() const { return alive_ == 0; }
   Clock::time_point last_death() const { return last_death_; }
 
  private:
   reaper::UniqueFd epoll_;
   std::vector<bool> died_;  // by slot
+  std::vector<Clock::time_point> died_at_;
   int alive_ = 0;
   int other_ = -1;  // the fd registered as the extra wakeup, if any
   Clock::time_point last_death_{};

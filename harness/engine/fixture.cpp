@@ -25,6 +25,7 @@ nlohmann::json tree_spec(const TreeNode& node) {
     if (on) j[key] = true;
   }
   if (!node.rename.empty()) j["rename"] = node.rename;
+  if (!node.threads.empty()) j["threads"] = node.threads;
   for (auto [key, on] :
        {std::pair{"detached", node.detached}, {"unref", node.unref}, {"fork", node.fork}}) {
     if (on) j[key] = true;
@@ -59,6 +60,22 @@ std::string program_of(const Scenario& s) {
   return std::string(to_string(s.fixture));  // perl or node
 }
 
+// Writes `tree`'s spec under `worktree` and returns the argv that builds it with `fixture`.
+std::vector<std::string> tree_command(const TreeNode& tree, Fixture fixture,
+                                      const std::filesystem::path& worktree) {
+  std::filesystem::create_directories(worktree / ".reapcheck");
+  const auto spec_path = worktree / ".reapcheck" / "spec.json";
+  std::ofstream out(spec_path);
+  out << tree_spec(tree).dump(2) << '\n';
+  out.close();
+  if (!out) reaper::throw_sys("write " + spec_path.string());
+  if (fixture == Fixture::node) {
+    return {find_in_path("node"), (fixtures_dir() / "node" / "tree.js").string(),
+            spec_path.string()};
+  }
+  return {find_in_path("perl"), (fixtures_dir() / "perl" / "tree.pl").string(), spec_path.string()};
+}
+
 }  // namespace
 
 std::vector<std::string> prepare_fixture(const Scenario& scenario,
@@ -67,17 +84,23 @@ std::vector<std::string> prepare_fixture(const Scenario& scenario,
     copy_package(fixtures_dir() / "node" / scenario.agent->package, worktree);
     return scenario.agent->command;
   }
-  std::filesystem::create_directories(worktree / ".reapcheck");
-  const auto spec_path = worktree / ".reapcheck" / "spec.json";
-  std::ofstream out(spec_path);
-  out << tree_spec(scenario.tree).dump(2) << '\n';
-  out.close();
-  if (!out) reaper::throw_sys("write " + spec_path.string());
-  if (scenario.fixture == Fixture::node) {
-    return {find_in_path("node"), (fixtures_dir() / "node" / "tree.js").string(),
-            spec_path.string()};
-  }
-  return {find_in_path("perl"), (fixtures_dir() / "perl" / "tree.pl").string(), spec_path.string()};
+  return tree_command(scenario.tree, scenario.fixture, worktree);
+}
+
+const std::vector<std::string>& sibling_roles() {
+  static const std::vector<std::string> roles = {"sibling-agent", "sibling-child"};
+  return roles;
+}
+
+std::vector<std::string> prepare_sibling(const Scenario& scenario,
+                                         const std::filesystem::path& worktree) {
+  TreeNode sibling;
+  sibling.role = sibling_roles()[0];
+  sibling.children.emplace_back();
+  sibling.children.back().role = sibling_roles()[1];
+  // A command agent is a node program: its sibling is a node tree.
+  const Fixture fixture = scenario.agent ? Fixture::node : scenario.fixture;
+  return tree_command(sibling, fixture, worktree);
 }
 
 std::string missing_interpreters(const std::vector<Scenario>& scenarios) {

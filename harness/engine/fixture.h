@@ -20,6 +20,13 @@ nlohmann::json tree_spec(const TreeNode& node);
 std::vector<std::string> prepare_fixture(const Scenario& scenario,
                                          const std::filesystem::path& worktree);
 
+// The sibling agent every case runs beside the agent, which the reaper must leave alone: the
+// same fixture and interpreter as the scenario's (node for a command agent), its agent with a
+// child of its own, roles sibling_roles(). Writes its spec under `worktree`; returns its argv.
+std::vector<std::string> prepare_sibling(const Scenario& scenario,
+                                         const std::filesystem::path& worktree);
+const std::vector<std::string>& sibling_roles();
+
 // Checks that what the scenarios need is installed; returns a message naming what is missing
 // and which scenario needs it, or empty.
 std::string missing_interpreters(const std::vector<Scenario>& scenarios);

@@ -38,11 +38,13 @@ std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member
                               const reaper::ProcTable& before) {
   const BystanderSpec* spec = scenario.race();
   if (spec == nullptr) return std::nullopt;
-  Race race{*spec, {}, {}, {}};
+  Race race{*spec, {}, {}, {}, {}};
   const auto held = scenario.held_roles();
   for (const Member& m : members) {
-    if (std::find(held.begin(), held.end(), m.role) != held.end())
+    if (std::find(held.begin(), held.end(), m.role) != held.end()) {
       race.held.push_back(m.pidfd.get());
+      race.held_pids.push_back(m.pid);
+    }
   }
   race.record.kind = spec->kind;
   race.record.target = spec->target;
@@ -63,7 +65,7 @@ std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member
 }
 
 ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystanders& bystanders,
-                             DeathWatch& watch, Clock::time_point since,
+                             DeathWatch& watch, SignalLedger* ledger, Clock::time_point since,
                              Clock::time_point deadline) {
   if (race) {
     RaceRecord& rec = race->record;
@@ -97,6 +99,7 @@ ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystan
       }
     }
     for (int fd : race->held) reaper::pidfd_signal(fd, SIGUSR1);
+    if (ledger != nullptr) ledger->race_staged(race->held_pids);
   }
   watch.wait(deadline, host.reply_fd());
   return host.wait_killed(deadline);

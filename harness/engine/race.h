@@ -11,6 +11,7 @@
 #include "harness/engine/audit.h"
 #include "harness/engine/bystanders.h"
 #include "harness/engine/reaper_host.h"
+#include "harness/engine/signal_ledger.h"
 #include "harness/model/result.h"
 #include "harness/model/scenario.h"
 #include "reaper/os/proc_table.h"
@@ -21,6 +22,7 @@ struct Race {
   BystanderSpec spec;
   std::vector<int> triggers;  // pidfds of the members that must all have exited first
   std::vector<int> held;      // pidfds of the members to release once the race is staged
+  std::vector<pid_t> held_pids;
   RaceRecord record;
 };
 
@@ -29,9 +31,11 @@ std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member
                               const reaper::ProcTable& before);
 
 // Waits for the reaper host's reply to "kill", running `race` (when there is one) meanwhile
-// and timing the deaths `watch` sees.
+// and timing the deaths `watch` sees. The ledger, when there is one, is told when the race has
+// been staged (SignalLedger::arm_race).
 ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystanders& bystanders,
-                             DeathWatch& watch, std::chrono::steady_clock::time_point since,
+                             DeathWatch& watch, SignalLedger* ledger,
+                             std::chrono::steady_clock::time_point since,
                              std::chrono::steady_clock::time_point deadline);
 
 // Runs `attempt` (one whole case, observed but not yet judged) again while its race's window did

@@ -1,12 +1,14 @@
 #include "harness/engine/reaper_host.h"
 
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/engine/signal_filter.h"
 #include "harness/sandbox/init_reaping.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/sys_error.h"
@@ -43,19 +45,18 @@ void reap_agents_on_exit(const reaper::Agent& agent, const std::optional<reaper:
   reap_agents(0);  // one may have exited already
 }
 
-[[noreturn]] void host_main(const ReaperChoice& info, const reaper::AgentSpec& spec,
-                            const std::optional<reaper::AgentSpec>& sibling_spec,
-                            std::chrono::milliseconds grace, const reaper::ReaperConfig& config,
-                            int command_fd, int reply_fd) {
+[[noreturn]] void host_main(const HostPlan& plan, int command_fd, int reply_fd, int handover) {
   init::reset_in_child();
   try {
-    auto r = info.make(config);
+    if (plan.ledger) send_listener(handover, install_signal_filter());
+    ::close(handover);
+    auto r = plan.reaper->make(plan.config);
     std::optional<reaper::Agent> sibling;
-    if (sibling_spec) sibling.emplace(r->spawn(*sibling_spec));
-    reaper::Agent agent = r->spawn(spec);
-    for (int fd : spec.inherit_fds) ::close(fd);
-    if (sibling_spec) {
-      for (int fd : sibling_spec->inherit_fds) ::close(fd);
+    if (plan.sibling) sibling.emplace(r->spawn(*plan.sibling));
+    reaper::Agent agent = r->spawn(plan.agent);
+    for (int fd : plan.agent.inherit_fds) ::close(fd);
+    if (plan.sibling) {
+      for (int fd : plan.sibling->inherit_fds) ::close(fd);
     }
     reap_agents_on_exit(agent, sibling);
     nlohmann::json spawned = {{"spawned", agent.pid()}};
@@ -63,7 +64,7 @@ void reap_agents_on_exit(const reaper::Agent& agent, const std::optional<reaper:
     send(reply_fd, spawned);
     char c = 0;
     if (::read(command_fd, &c, 1) != 1) ::_exit(0);  // the runner gave up on us
-    reaper::KillReport report = r->kill(agent, grace);
+    reaper::KillReport report = r->kill(agent, plan.grace);
     send(reply_fd, {{"killed", report.steps}});
     // Stay up, as an orchestrator does after killing one agent: exiting would close the
     // sibling's PTY and hang it up. The runner ends us when the case is over.
@@ -84,12 +85,15 @@ void reap_agents_on_exit(const reaper::Agent& agent, const std::optional<reaper:
 
 }  // namespace
 
-ReaperHost::ReaperHost(const ReaperChoice& reaper, const reaper::AgentSpec& spec,
-                       const std::optional<reaper::AgentSpec>& sibling,
-                       std::chrono::milliseconds grace, const reaper::ReaperConfig& config)
-    : reader_(-1) {
+ReaperHost::ReaperHost(const HostPlan& plan) : reader_(-1) {
   reaper::Pipe command = reaper::make_pipe();
   reaper::Pipe replies = reaper::make_pipe();
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+    reaper::throw_sys("socketpair");
+  }
+  handover_ = reaper::UniqueFd(pair[0]);
+  reaper::UniqueFd handover_end(pair[1]);
   {
     init::BlockChildSignals block;
     pid_ = ::fork();
@@ -97,10 +101,12 @@ ReaperHost::ReaperHost(const ReaperChoice& reaper, const reaper::AgentSpec& spec
     if (pid_ == 0) {
       command.write.reset();
       replies.read.reset();
-      host_main(reaper, spec, sibling, grace, config, command.read.get(), replies.write.get());
+      handover_.reset();
+      host_main(plan, command.read.get(), replies.write.get(), handover_end.get());
     }
     init::watch(pid_);
   }
+  if (!plan.ledger) handover_.reset();
   auto fd = reaper::pidfd_open(pid_);
   if (!fd) reaper::throw_sys("pidfd_open(reaper host)", ESRCH);
   pidfd_ = std::move(*fd);
@@ -113,6 +119,13 @@ ReaperHost::~ReaperHost() {
   if (pid_ <= 0) return;
   reaper::pidfd_try_signal(pidfd_.get(), SIGKILL);
   ::waitpid(pid_, nullptr, 0);
+}
+
+std::variant<reaper::UniqueFd, std::string> ReaperHost::take_listener(Clock::time_point deadline) {
+  if (!handover_) return std::string("the signal ledger is off (--no-ledger)");
+  auto listener = receive_listener(handover_.get(), deadline);
+  handover_.reset();
+  return listener;
 }
 
 std::string ReaperHost::exit_description() {

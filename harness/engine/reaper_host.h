@@ -8,6 +8,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "harness/catalog/catalog.h"
@@ -16,21 +17,34 @@
 
 namespace reapcheck {
 
+// What the host is to do.
+struct HostPlan {
+  const ReaperChoice* reaper = nullptr;
+  reaper::AgentSpec agent;
+  std::optional<reaper::AgentSpec> sibling;  // a second agent, which the kill must leave alone
+  std::chrono::milliseconds grace{300};
+  reaper::ReaperConfig config;
+  // Install the signal filter (signal_filter.h) before anything else, and hand its listener over.
+  bool ledger = true;
+};
+
 class ReaperHost {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Forks the host, which spawns the agent described by `spec` at once — and, when given, a
-  // sibling agent the same way, which the kill must leave alone. The fds in inherit_fds are
-  // closed in the host after the spawns, so only the agents hold them.
-  ReaperHost(const ReaperChoice& reaper, const reaper::AgentSpec& spec,
-             const std::optional<reaper::AgentSpec>& sibling, std::chrono::milliseconds grace,
-             const reaper::ReaperConfig& config);
+  // Forks the host, which spawns the agent at once — and the sibling the same way. The fds in
+  // inherit_fds are closed in the host after the spawns, so only the agents hold them.
+  explicit ReaperHost(const HostPlan& plan);
   ~ReaperHost();  // kills the host if it is still running
   ReaperHost(const ReaperHost&) = delete;
   ReaperHost& operator=(const ReaperHost&) = delete;
 
   pid_t pid() const { return pid_; }
+  int pidfd() const { return pidfd_.get(); }
+
+  // The signal ledger's listener, which the host hands over before it spawns anything; or why
+  // there is none. Waits for it until `deadline`.
+  std::variant<reaper::UniqueFd, std::string> take_listener(Clock::time_point deadline);
   int reply_fd() const { return replies_.get(); }  // readable once a reply (or EOF) is due
 
   struct Reply {
@@ -52,8 +66,9 @@ class ReaperHost {
 
   pid_t pid_ = -1;
   reaper::UniqueFd pidfd_;
-  reaper::UniqueFd command_;  // runner → host
-  reaper::UniqueFd replies_;  // host → runner
+  reaper::UniqueFd command_;   // runner → host
+  reaper::UniqueFd replies_;   // host → runner
+  reaper::UniqueFd handover_;  // host → runner: the ledger's listener
   LineReader reader_;
 };
 

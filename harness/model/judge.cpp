@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 namespace reapcheck {
 namespace {
 
@@ -32,15 +34,63 @@ std::string leak_reason(const Observations& seen) {
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
+// The ledger's records that `pick` selects, each on its own.
+template <typename Pick>
+std::vector<std::string> records(const Observations& seen, Pick pick) {
+  std::vector<std::string> out;
+  for (const auto& r : seen.signals) {
+    if (pick(r)) out.push_back(r.summary());
+  }
+  return out;
+}
+
 std::string hit_reason(const Observations& seen) {
-  std::vector<std::string> hits;
-  for (const auto& b : seen.bystanders_hit) hits.push_back(describe(b));
-  std::string s = fmt::format("{} signal(s) reached bystanders: {}", seen.bystanders_hit.size(),
-                              fmt::join(hits, "; "));
+  std::vector<std::string> parts;
+  const auto sent = records(seen, [](const SignalRecord& r) { return r.hit_outside(); });
+  if (!sent.empty()) {
+    parts.push_back(fmt::format("the reaper's side signalled {} time(s) outside the tree: {}",
+                                sent.size(), fmt::join(sent, "; ")));
+  }
+  if (!seen.bystanders_hit.empty()) {
+    std::vector<std::string> hits;
+    for (const auto& b : seen.bystanders_hit) hits.push_back(describe(b));
+    parts.push_back(fmt::format("{} signal(s) reached bystanders: {}", seen.bystanders_hit.size(),
+                                fmt::join(hits, "; ")));
+  }
   if (!seen.survivors.empty()) {
-    s += fmt::format("; and {} member(s) survived", seen.survivors.size());
+    parts.push_back(fmt::format("and {} member(s) survived", seen.survivors.size()));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::string stray_reason(const std::vector<std::string>& strays) {
+  return fmt::format(
+      "{} signal(s) went to a pid or group where nothing was, which a recycled id would "
+      "receive: {}",
+      strays.size(), fmt::join(strays, "; "));
+}
+
+std::string late_reason(const Observations& seen) {
+  std::vector<std::string> who;
+  for (const auto& l : seen.late) {
+    who.push_back(l.died_after_ms >= 0
+                      ? fmt::format("{} died {:.0f} ms after", describe(l.process), l.died_after_ms)
+                      : describe(l.process));
+  }
+  std::string s = fmt::format("{} member(s) alive and not dying when the reaper reported done: {}",
+                              seen.late.size(), fmt::join(who, "; "));
+  if (!seen.reaper_left_running.empty()) {
+    std::vector<std::string> left;
+    for (const auto& p : seen.reaper_left_running) left.push_back(describe(p));
+    s += fmt::format("; the reaper left running: {}", fmt::join(left, "; "));
   }
   return s;
+}
+
+// What the case could not see, said wherever it passes.
+std::string with_gaps(std::string reason, const Observations& seen) {
+  if (seen.missing_evidence.empty()) return reason;
+  return fmt::format("{} (without: {})", reason, fmt::join(seen.missing_evidence, "; "));
 }
 
 std::string unopened_race_reason(const RaceRecord& race) {
@@ -65,7 +115,10 @@ Judgement judge(const Observations& seen) {
     }
   }
   // Harm to a process outside the tree is never masked by the reaper's own failure.
-  if (!seen.bystanders_hit.empty()) return {Verdict::bystander_hit, hit_reason(seen)};
+  const bool hit = !seen.bystanders_hit.empty() ||
+                   std::any_of(seen.signals.begin(), seen.signals.end(),
+                               [](const SignalRecord& r) { return r.hit_outside(); });
+  if (hit) return {Verdict::bystander_hit, hit_reason(seen)};
   switch (seen.reaper_outcome.status) {
     case ReaperOutcome::Status::timed_out:
       return {Verdict::reaper_timeout, seen.reaper_outcome.message};
@@ -77,9 +130,16 @@ Judgement judge(const Observations& seen) {
   if (!seen.survivors.empty() || !seen.open_ports.empty()) {
     return {Verdict::leak, leak_reason(seen)};
   }
+  if (const auto strays = records(seen, [](const SignalRecord& r) { return r.stray(); });
+      !strays.empty()) {
+    return {Verdict::stray_signal, stray_reason(strays)};
+  }
+  if (!seen.late.empty()) return {Verdict::late, late_reason(seen)};
   if (seen.race && !seen.race->opened) return {Verdict::skipped, unopened_race_reason(*seen.race)};
-  return {Verdict::pass, fmt::format("all {} members dead {} ms after the kill request",
-                                     seen.members.size(), static_cast<long>(seen.all_dead_ms))};
+  return {Verdict::pass,
+          with_gaps(fmt::format("all {} members dead {} ms after the kill request",
+                                seen.members.size(), static_cast<long>(seen.all_dead_ms)),
+                    seen)};
 }
 
 }  // namespace reapcheck

@@ -14,9 +14,12 @@ struct Judgement {
 };
 
 // A case that never reached the kill is skipped or a setup-error, as its blocker says.
-// Otherwise the worst verdict the evidence supports wins (see Verdict's order): a bystander hit,
-// then a reaper that timed out or failed, then survivors or open ports; a race whose window
-// never opened proves nothing, so an otherwise clean case is skipped; else pass.
+// Otherwise the worst verdict the evidence supports wins (see Verdict's order): a signal from the
+// reaper's side that reached a process outside the tree (the ledger) or a bystander that saw one;
+// a reaper that timed out or failed; survivors or open ports; a signal to a pid or group where
+// nothing was; a member alive and not dying when the reaper returned. A race whose window never
+// opened proves nothing, so an otherwise clean case is skipped; else pass. Members' own signals
+// never count against the reaper.
 Judgement judge(const Observations& seen);
 
 }  // namespace reapcheck

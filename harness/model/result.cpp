@@ -3,14 +3,57 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 namespace reapcheck {
 
 std::string ProcessRecord::command_line() const {
   return fmt::format("{}", fmt::join(argv, " "));
 }
 
+std::string_view to_string(Party::Kind kind) {
+  switch (kind) {
+    case Party::Kind::member:
+      return "member";
+    case Party::Kind::tree:
+      return "tree";
+    case Party::Kind::reaper:
+      return "reaper";
+    case Party::Kind::bystander:
+      return "bystander";
+    case Party::Kind::harness:
+      return "harness";
+  }
+  return "?";
+}
+
+std::string Party::label() const {
+  return fmt::format("{} {} (pid {}{})", to_string(kind), role, pid, alive ? "" : ", dead");
+}
+
+bool SignalRecord::stray() const {
+  return counts() && !by_pidfd &&
+         std::none_of(reached.begin(), reached.end(), [](const Party& p) { return p.alive; });
+}
+
+std::string SignalRecord::summary() const {
+  std::vector<std::string> to;
+  to.reserve(reached.size());
+  for (const auto& p : reached) to.push_back(p.label());
+  return fmt::format("{:+.1f} ms {} [{}] {}({}, {}) → {}: {}", at_ms, sender.label(),
+                     fmt::join(sender_argv, " "), call, target, signal,
+                     to.empty() ? "nothing there" : fmt::format("{}", fmt::join(to, ", ")), result);
+}
+
+bool SignalRecord::hit_outside() const {
+  return counts() && std::any_of(reached.begin(), reached.end(), [](const Party& p) {
+           return p.kind == Party::Kind::bystander || p.kind == Party::Kind::harness;
+         });
+}
+
 std::string BystanderHit::sender() const {
   if (sender_pid != 0) return "from pid " + std::to_string(sender_pid);
+  if (signal == "unknown") return "(it died; not the harness's child, so how is not seen)";
   if (signal == "SIGKILL" || signal == "SIGSTOP")
     return "sender unknown: " + signal + " cannot be caught";
   return "from the kernel";

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/model/scenario.h"
@@ -57,6 +58,59 @@ struct RaceRecord {
   int attempts = 1;  // cases run until the window opened (see run_case)
 };
 
+// Who a process is to the case, as the signal ledger resolved it at one instant.
+struct Party {
+  enum class Kind {
+    member,  // an announced member of the tree
+    tree,    // of the tree but not announced (a descendant of a member, or in a member's session)
+    reaper,  // the reaper's own processes: what the reaper host started that is not the tree
+    bystander,  // a process the reaper must leave alone (sibling agent, lookalike, decoy, ...)
+    harness,    // the case runner or the reaper host
+  } kind = Kind::reaper;
+  pid_t pid = 0;
+  std::string role;   // the member's or bystander's role; the harness process's name; else argv[0]
+  bool alive = true;  // false for a zombie: dead, its pid not yet free
+
+  std::string label() const;  // "bystander sibling-agent (pid 7)", "(dead)" for a zombie
+};
+
+std::string_view to_string(Party::Kind kind);
+
+// One signal-sending system call made inside the case, recorded while its sender waited (seccomp
+// user notification): who sent it, what it addressed, and what that held at that instant.
+struct SignalRecord {
+  double at_ms = 0;  // after the kill request; negative before it
+  Party sender;
+  std::vector<std::string> sender_argv;
+  std::string call;    // kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal
+  std::string target;  // as written: "pid 7", "group 5", "its own group", "every process", "pidfd"
+  bool by_pidfd = false;       // addressed through a pidfd: it cannot reach a recycled pid
+  std::vector<Party> reached;  // what the target held at that instant; empty: nothing at all
+  std::string signal;          // "SIGKILL"; "0" for the existence probe, which delivers nothing
+  // What the call does, from the target as resolved while the sender waited: "sent", "no such
+  // process", "invalid signal". The listener lets the call continue and cannot see its return.
+  std::string result;
+
+  // Made by the reaper's side, with a real signal: the records a verdict is drawn from.
+  bool counts() const { return sender.kind == Party::Kind::reaper && signal != "0"; }
+  // Reached a process outside the tree.
+  bool hit_outside() const;
+  // Addressed by pid or group id to where nothing lived — no process, or only zombies whose ids
+  // are about to be free: the latent pid-reuse race. (The ledger lets every death already under
+  // way finish before it resolves such a call, so this does not depend on scheduling.)
+  bool stray() const;
+
+  // One line: "+12.3 ms reaper sh (pid 9) kill(pid 7, SIGTERM) → bystander sibling-agent (pid 7):
+  // sent".
+  std::string summary() const;
+};
+
+// A member that was alive, and not dying, when the reaper reported done.
+struct LateMember {
+  ProcessRecord process;
+  double died_after_ms = -1;  // after the reaper returned; -1: it did not die within the settle
+};
+
 // Why a case never reached the kill, when it did not.
 struct Blocker {
   enum class Kind {
@@ -82,6 +136,12 @@ struct Observations {
   std::vector<BystanderHit> bystanders_hit;
   std::vector<OpenPort> open_ports;
   std::vector<std::string> reaper_steps;  // what the reaper reported doing
+  std::vector<SignalRecord> signals;      // the signal ledger, in order
+  // Evidence this case could not collect, and why (no seccomp here, say); empty when complete.
+  std::vector<std::string> missing_evidence;
+  std::vector<LateMember> late;  // members alive and not dying when the reaper returned
+  // The reaper's own processes still running when it returned (a detached helper, say).
+  std::vector<ProcessRecord> reaper_left_running;
   std::optional<RaceRecord> race;
   int settle_ms = 0;        // how long members had to die after the reaper returned
   double all_dead_ms = -1;  // kill request until the last member died; -1 if some never did

@@ -79,6 +79,11 @@ constexpr std::pair<Blocker::Kind, const char*> kBlockerKinds[] = {
     {Blocker::Kind::unsupported, "unsupported"},
     {Blocker::Kind::setup_failed, "setup-failed"},
 };
+constexpr std::pair<Party::Kind, const char*> kPartyKinds[] = {
+    {Party::Kind::member, "member"},   {Party::Kind::tree, "tree"},
+    {Party::Kind::reaper, "reaper"},   {Party::Kind::bystander, "bystander"},
+    {Party::Kind::harness, "harness"},
+};
 constexpr std::pair<ReaperOutcome::Status, const char*> kOutcomes[] = {
     {ReaperOutcome::Status::done, "done"},
     {ReaperOutcome::Status::failed, "failed"},
@@ -104,6 +109,46 @@ E value_of(const std::pair<E, const char*> (&names)[N], const nlohmann::json& j)
 
 }  // namespace
 
+void to_json(nlohmann::json& j, const Party& p) {
+  j = {
+      {"kind", name_of(kPartyKinds, p.kind)}, {"pid", p.pid}, {"role", p.role}, {"alive", p.alive}};
+}
+
+void from_json(const nlohmann::json& j, Party& p) {
+  p.kind = value_of(kPartyKinds, j.at("kind"));
+  j.at("pid").get_to(p.pid);
+  j.at("role").get_to(p.role);
+  p.alive = j.value("alive", true);
+}
+
+void to_json(nlohmann::json& j, const SignalRecord& r) {
+  j = {{"at_ms", r.at_ms},     {"sender", r.sender}, {"sender_argv", r.sender_argv},
+       {"call", r.call},       {"target", r.target}, {"by_pidfd", r.by_pidfd},
+       {"reached", r.reached}, {"signal", r.signal}, {"result", r.result},
+       {"counts", r.counts()}, {"stray", r.stray()}, {"hit_outside", r.hit_outside()}};
+}
+
+void from_json(const nlohmann::json& j, SignalRecord& r) {
+  j.at("at_ms").get_to(r.at_ms);
+  j.at("sender").get_to(r.sender);
+  r.sender_argv = j.value("sender_argv", std::vector<std::string>{});
+  j.at("call").get_to(r.call);
+  j.at("target").get_to(r.target);
+  r.by_pidfd = j.value("by_pidfd", false);
+  j.at("reached").get_to(r.reached);
+  j.at("signal").get_to(r.signal);
+  r.result = j.value("result", "");
+}
+
+void to_json(nlohmann::json& j, const LateMember& l) {
+  j = {{"process", l.process}, {"died_after_ms", l.died_after_ms}};
+}
+
+void from_json(const nlohmann::json& j, LateMember& l) {
+  j.at("process").get_to(l.process);
+  l.died_after_ms = j.value("died_after_ms", -1.0);
+}
+
 void to_json(nlohmann::json& j, const CaseResult& c) {
   j = {{"scenario", c.scenario},
        {"reaper", c.reaper},
@@ -125,6 +170,10 @@ void to_json(nlohmann::json& j, const CaseResult& c) {
        {"bystanders_hit", c.bystanders_hit},
        {"open_ports", c.open_ports},
        {"reaper_steps", c.reaper_steps},
+       {"signals", c.signals},
+       {"missing_evidence", c.missing_evidence},
+       {"late", c.late},
+       {"reaper_left_running", c.reaper_left_running},
        {"race", c.race ? nlohmann::json(*c.race) : nlohmann::json(nullptr)},
        {"settle_ms", c.settle_ms},
        {"timings_ms",
@@ -156,6 +205,10 @@ void from_json(const nlohmann::json& j, CaseResult& c) {
   j.at("bystanders_hit").get_to(c.bystanders_hit);
   c.open_ports = j.value("open_ports", std::vector<OpenPort>{});
   c.reaper_steps = j.value("reaper_steps", std::vector<std::string>{});
+  c.signals = j.value("signals", std::vector<SignalRecord>{});
+  c.missing_evidence = j.value("missing_evidence", std::vector<std::string>{});
+  c.late = j.value("late", std::vector<LateMember>{});
+  c.reaper_left_running = j.value("reaper_left_running", std::vector<ProcessRecord>{});
   if (j.contains("race") && !j["race"].is_null()) c.race = j["race"].get<RaceRecord>();
   c.settle_ms = j.value("settle_ms", 0);
   const auto& t = j.at("timings_ms");

@@ -18,8 +18,9 @@ const std::set<std::string, std::less<>> kCatchable = {
     "HUP", "INT", "QUIT", "TERM", "USR1", "USR2", "PIPE", "ALRM", "TSTP", "TTIN", "TTOU", "CONT"};
 
 constexpr std::pair<BystanderKind, std::string_view> kBystanderKinds[] = {
-    {BystanderKind::sibling_agent, "sibling-agent"}, {BystanderKind::lookalike, "lookalike"},
-    {BystanderKind::reaper_group, "reaper-group"},   {BystanderKind::recycled_pid, "recycled-pid"},
+    {BystanderKind::lookalike, "lookalike"},
+    {BystanderKind::reaper_group, "reaper-group"},
+    {BystanderKind::recycled_pid, "recycled-pid"},
     {BystanderKind::recycled_pgid, "recycled-pgid"},
 };
 
@@ -54,9 +55,9 @@ class Reader : public TomlReader {
 
   // The node's own keys, checked against each other.
   TreeNode attributes(const toml::table& t, bool is_root, std::set<std::string>& roles) const {
-    only_keys(t, {"role",   "setsid",    "setpgid",   "reap",  "ignore",    "exit_on", "exec",
-                  "hold",   "transient", "stop_self", "storm", "via_shell", "on_pty",  "rename",
-                  "copies", "chain",     "detached",  "unref", "fork",      "children"},
+    only_keys(t, {"role",   "setsid",    "setpgid",   "reap",  "ignore",    "exit_on",  "exec",
+                  "hold",   "transient", "stop_self", "storm", "via_shell", "on_pty",   "rename",
+                  "copies", "chain",     "detached",  "unref", "fork",      "children", "threads"},
               "a tree node");
     TreeNode n;
     n.role = string_at(t, "role", true);
@@ -80,6 +81,16 @@ class Reader : public TomlReader {
     n.unref = bool_at(t, "unref", false);
     n.fork = bool_at(t, "fork", false);
     n.rename = string_at(t, "rename", false);
+    n.threads = string_at(t, "threads", false);
+    if (!n.threads.empty() && n.threads != "main-exits" && n.threads != "fork-from-thread") {
+      fail(t.get("threads")->source(), "'threads' is main-exits or fork-from-thread");
+    }
+    if (!n.threads.empty() && (is_root || !n.exec.empty() || n.setsid || n.setpgid || n.hold ||
+                               n.transient || n.stop_self || n.storm || n.via_shell || n.on_pty ||
+                               !n.rename.empty() || !n.ignore.empty() || !n.exit_on.empty())) {
+      fail(t.get("threads")->source(),
+           "a 'threads' member is a C helper: it takes only role, threads and children");
+    }
     for (const char* key : {"transient", "stop_self", "via_shell", "on_pty"}) {
       if (is_root && bool_at(t, key, false)) {
         fail(t.get(key)->source(), fmt::format("the agent (the tree's root) cannot be '{}'", key));
@@ -166,6 +177,11 @@ class Reader : public TomlReader {
   BystanderSpec bystander(const toml::table& t, const TreeNode& tree) const {
     only_keys(t, {"kind", "target"}, "a [[bystanders]] entry");
     const std::string kind = string_at(t, "kind", true);
+    if (kind == "sibling-agent") {
+      fail(t.get("kind")->source(),
+           "every case runs a sibling agent now (the same fixture as the agent, spawned the "
+           "same way): remove this [[bystanders]] entry");
+    }
     const std::optional<BystanderKind> parsed = parse_bystander_kind(kind);
     if (!parsed) {
       std::vector<std::string_view> names;
@@ -210,7 +226,7 @@ class Reader : public TomlReader {
   // The node tree builder knows spawn's options, not perl's system calls.
   void node_only(const TreeNode& n) const {
     if (n.setsid || n.setpgid || n.transient || n.stop_self || n.storm || n.via_shell || n.on_pty ||
-        n.hold || !n.rename.empty() || !n.exec.empty()) {
+        n.hold || !n.rename.empty() || !n.exec.empty() || !n.threads.empty()) {
       throw InputError(
           fmt::format("{}: member '{}': the node fixture supports role, detached, "
                       "unref, fork, ignore, exit_on and children",

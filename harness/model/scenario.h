@@ -28,7 +28,10 @@ struct TreeNode {
   bool storm = false;      // answers SIGTERM by forking replacements (bounded) and exiting
   bool via_shell = false;  // started as sh -c 'exec perl ...', as pnpm runs scripts
   bool on_pty = false;     // runs on a PTY that `script` owns, hung up when `script` dies
-  std::string rename;      // rewrites its argv and comm to this
+  // "main-exits" or "fork-from-thread": its children are forked by a second thread (and with
+  // main-exits its main thread then exits, so /proc shows its leader as a zombie while it lives).
+  std::string threads;
+  std::string rename;  // rewrites its argv and comm to this
   // The node fixture's child_process options: spawn with detached: true (a session of its own),
   // unref() the child, or start it with fork() (an IPC channel) instead of spawn.
   bool detached = false;
@@ -37,9 +40,10 @@ struct TreeNode {
   std::vector<TreeNode> children;
 };
 
-// Processes outside the tree that the reaper must never signal.
+// Processes outside the tree that the reaper must never signal. Every case also runs a sibling
+// agent (a tree like the agent's, spawned the same way) and a process in the reaper host's own
+// group; these need no entry.
 enum class BystanderKind {
-  sibling_agent,  // a second agent, spawned by the reaper the same way as the first
   lookalike,      // outside the tree, but its argv and cwd name the agent's worktree
   reaper_group,   // in the reaper host's own process group and session
   recycled_pid,   // placed on the pid of `target` once that member has exited and been reaped

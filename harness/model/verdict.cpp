@@ -6,11 +6,13 @@
 namespace reapcheck {
 namespace {
 
-constexpr std::array<std::pair<Verdict, std::string_view>, 7> kNames = {{
+constexpr std::array<std::pair<Verdict, std::string_view>, 9> kNames = {{
     {Verdict::bystander_hit, "bystander-hit"},
     {Verdict::reaper_timeout, "reaper-timeout"},
     {Verdict::reaper_error, "reaper-error"},
     {Verdict::leak, "leak"},
+    {Verdict::stray_signal, "stray-signal"},
+    {Verdict::late, "late"},
     {Verdict::pass, "pass"},
     {Verdict::setup_error, "setup-error"},
     {Verdict::skipped, "skipped"},

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "reaper/os/deadline.h"
@@ -23,7 +25,8 @@ Pipe make_pipe(bool cloexec) {
 std::optional<UniqueFd> pidfd_open(pid_t pid) {
   int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   if (fd >= 0) return UniqueFd(fd);
-  if (errno == ESRCH) return std::nullopt;
+  // ESRCH: no such process; ENOENT: it was being reaped as we asked (pidfs).
+  if (errno == ESRCH || errno == ENOENT) return std::nullopt;
   throw_sys("pidfd_open(" + std::to_string(pid) + ")");
 }
 
@@ -64,6 +67,20 @@ int pidfds_wait_exit(const std::vector<int>& pidfds,
 
 bool pidfd_exited(int pidfd) {
   return pidfd_wait_exit(pidfd, std::chrono::milliseconds(0));
+}
+
+std::optional<pid_t> pidfd_target(pid_t owner, int fd) {
+  const std::string path = "/proc/" + std::to_string(owner) + "/fdinfo/" + std::to_string(fd);
+  UniqueFd info(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!info) return std::nullopt;
+  char buf[512];
+  const ssize_t n = ::read(info.get(), buf, sizeof buf - 1);
+  if (n <= 0) return std::nullopt;
+  buf[n] = '\0';
+  // "Pid:\t<pid>" is there for pidfds only.
+  const char* at = std::strstr(buf, "\nPid:");
+  if (at == nullptr) return std::nullopt;
+  return static_cast<pid_t>(std::strtol(at + 5, nullptr, 10));
 }
 
 }  // namespace reaper

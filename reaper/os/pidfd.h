@@ -26,6 +26,11 @@ bool pidfd_try_signal(int pidfd, int sig) noexcept;
 // True once the process has exited (for a non-child: become a zombie or been reaped).
 bool pidfd_exited(int pidfd);
 
+// The pid that the pidfd `fd` of process `owner` names, as this process's /proc numbers it
+// (/proc/<owner>/fdinfo/<fd>): -1 once that process has been reaped (its pid is free for reuse),
+// 0 when it is not visible here. Empty when `fd` is not a pidfd or cannot be read.
+std::optional<pid_t> pidfd_target(pid_t owner, int fd);
+
 // Waits until the process exits or `timeout` passes; returns whether it exited.
 bool pidfd_wait_exit(int pidfd, std::chrono::milliseconds timeout);
 

@@ -40,7 +40,9 @@ int snapshot(struct bpf_iter__task* ctx) {
 
   struct task_record r = {};
   r.pid = nr_at(BPF_CORE_READ(task, thread_pid), level, own.ns);
-  r.ppid = nr_at(BPF_CORE_READ(task, real_parent, thread_pid), level, own.ns);
+  // The parent *process*, as /proc/<pid>/stat has it: a child forked by a second thread has
+  // that thread as real_parent, whose own id (thread_pid) is not the process's.
+  r.ppid = nr_at(BPF_CORE_READ(task, real_parent, signal, pids[PIDTYPE_TGID]), level, own.ns);
   r.pgid = nr_at(BPF_CORE_READ(task, signal, pids[PIDTYPE_PGID]), level, own.ns);
   r.sid = nr_at(BPF_CORE_READ(task, signal, pids[PIDTYPE_SID]), level, own.ns);
   r.start_boottime_ns = BPF_CORE_READ(task, start_boottime);

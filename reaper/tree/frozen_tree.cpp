@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <signal.h>
 
+#include <filesystem>
 #include <string>
 
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
+#include "reaper/os/read_file.h"
 #include "reaper/os/sys_error.h"
 
 namespace reaper {
@@ -18,6 +20,18 @@ constexpr std::chrono::milliseconds kDeathDeadline{5000};
 
 bool is_stopped_or_dead(char state) {
   return state == 'T' || state == 't' || state == 'Z' || state == 'X';
+}
+
+// A process whose leader shows Z may still run other threads: it has stopped only when every
+// thread has (/proc/<pid>/task/<tid>/stat).
+bool every_thread_stopped(pid_t pid) {
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    const auto stat = parse_stat(read_file(task.path().string() + "/stat"));
+    if (stat && !is_stopped_or_dead(stat->state)) return false;
+  }
+  return true;
 }
 
 UniqueFd dup_fd(int fd) {
@@ -46,10 +60,14 @@ void FrozenTree::freeze(KillReport& report) {
     bool settled = true;
     for (const ProcInfo& p : table.all()) {
       if (auto it = members_.find(p.pid); it != members_.end()) {
-        // Not stopped yet — unless the member is dead and this is a stranger on its pid.
-        if (!is_stopped_or_dead(p.state) && !it->second.exited()) settled = false;
-      } else if (p.pid != root_ && p.state != 'Z' && is_live_parent(p.ppid)) {
-        grew |= adopt(p.pid);
+        // Not stopped yet — unless the member is dead and this is a stranger on its pid. Dead
+        // means its pidfd says so: a leader in state Z may have threads still running.
+        if (it->second.exited()) continue;
+        if (!is_stopped_or_dead(p.state) || (p.state == 'Z' && !every_thread_stopped(p.pid))) {
+          settled = false;
+        }
+      } else if (p.pid != root_ && is_live_parent(p.ppid)) {
+        grew |= adopt(p.pid);  // a zombie is passed over there, once its pidfd says it exited
       }
     }
     if (!grew && settled) {

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "harness/engine/bystanders.h"
 #include "harness/sandbox/init_reaping.h"
@@ -204,7 +206,8 @@ TEST(Bystanders, ReportCatchableSignalsWithSenderAndUncatchableOnesFromOutside) 
   auto out = run_in_sandbox(
       [&] {
         init::start_reaping();
-        Bystanders b(scratch.path());
+        Census census;
+        Bystanders b(scratch.path(), census);
         auto deadline = std::chrono::steady_clock::now() + 3s;
         b.start("termed", {}, {}, true, deadline);
         b.start("killed", {}, {}, true, deadline);
@@ -236,7 +239,9 @@ TEST(Bystanders, ReportCatchableSignalsWithSenderAndUncatchableOnesFromOutside) 
 }
 
 // The BPF task iterator must say what /proc says, field for field, for every kind of process a
-// reaper meets: a session leader, a group leader, a stopped process, a zombie, plain sleepers.
+// reaper meets: a session leader, a group leader, a stopped process, a zombie, plain sleepers, a
+// child forked by a second thread (its parent is the process, not that thread), and a process
+// whose main thread has exited while another runs on (a leader in state Z, alive).
 TEST(TaskIter, AgreesWithProcFilesInsideTheSandbox) {
   if (!reaper::task_iter_available()) GTEST_SKIP() << "no BPF task iterator on this machine";
   auto out = run_in_sandbox(
@@ -246,12 +251,49 @@ TEST(TaskIter, AgreesWithProcFilesInsideTheSandbox) {
         // view can catch a child half-way (CI once read a session leader before its setsid).
         reaper::Pipe ready = reaper::make_pipe();
         std::vector<pid_t> kids;
-        for (int kind = 0; kind < 6; ++kind) {
+        for (int kind = 0; kind < 8; ++kind) {
           pid_t p = ::fork();
           if (p == 0) {
             hold.write.reset();
             if (kind == 0) ::setsid();
             if (kind == 1) ::setpgid(0, 0);
+            if (kind == 6) {
+              // The second thread forks the grandchild and stays, so the grandchild's
+              // real_parent is a thread that is not the leader.
+              reaper::Pipe forked = reaper::make_pipe();
+              std::thread([&] {
+                if (::fork() == 0) {
+                  ready.write.reset();
+                  forked.write.reset();
+                  char c;
+                  (void)!::read(hold.read.get(), &c, 1);
+                  ::_exit(0);
+                }
+                forked.write.reset();
+                char c;
+                (void)!::read(hold.read.get(), &c, 1);
+                ::_exit(0);
+              }).detach();
+              char c;
+              (void)!::read(forked.read.get(), &c, 1);
+            }
+            if (kind == 7) {
+              // The main thread exits (SYS_exit ends one thread, without unwinding through the
+              // test's frames); the second sees the leader a zombie, then reports ready.
+              const pid_t leader = ::getpid();
+              std::thread([&, leader] {
+                for (;;) {
+                  const auto self = reaper::ProcTable::read_one(leader, reaper::Detail::stat);
+                  if (self && self->state == 'Z') break;
+                  ::sched_yield();
+                }
+                ready.write.reset();
+                char c;
+                (void)!::read(hold.read.get(), &c, 1);
+                ::_exit(0);
+              }).detach();
+              ::syscall(SYS_exit, 0);
+            }
             ready.write.reset();
             if (kind == 2) ::raise(SIGSTOP);
             if (kind == 3) ::_exit(0);  // stays a zombie: nobody waits for it yet
@@ -302,7 +344,7 @@ TEST(TaskIter, AgreesWithProcFilesInsideTheSandbox) {
       },
       options());
   ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
-  EXPECT_EQ(out.output, "7 processes");
+  EXPECT_EQ(out.output, "10 processes");
 }
 
 TEST(ScratchDir, IsRemovedWithItsContents) {

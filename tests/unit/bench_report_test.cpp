@@ -23,6 +23,7 @@ BenchResult sample() {
   r.reap.push_back({"pgroup", "wide", 1000, -1, 300, 1, "leak"});
   r.case_overhead_ms = 5.5;
   r.matrix_wall_s = 75;
+  r.matrix_wall_no_ledger_s = 60;
   evaluate_targets(r);
   return r;
 }
@@ -36,7 +37,7 @@ const TargetCheck& target(const BenchResult& r, std::string_view prefix) {
 
 TEST(BenchTargets, RatiosComeFromTheSamplesOfTheSameRun) {
   const BenchResult r = sample();
-  ASSERT_EQ(r.targets.size(), 5u);
+  ASSERT_EQ(r.targets.size(), 6u);
   // The snapshot nearest 1,000 processes: 42,000 / 12,000.
   EXPECT_DOUBLE_EQ(*target(r, "process-table snapshot").measured, 3.5);
   EXPECT_FALSE(target(r, "process-table snapshot").met());
@@ -46,6 +47,8 @@ TEST(BenchTargets, RatiosComeFromTheSamplesOfTheSameRun) {
   EXPECT_TRUE(target(r, "proc-pidfd against").met());
   EXPECT_TRUE(target(r, "harness overhead").met());
   EXPECT_FALSE(target(r, "built-in matrix").met());
+  EXPECT_DOUBLE_EQ(*target(r, "the signal ledger's cost").measured, 25.0);  // 75 / 60 - 1
+  EXPECT_FALSE(target(r, "the signal ledger's cost").met());
 }
 
 TEST(BenchTargets, UnmeasuredIsNeitherMetNorMissed) {

@@ -11,6 +11,19 @@ ProcessRecord process(pid_t pid, const std::string& role) {
   return {pid, 1, pid, pid, "S", role, {"perl", "tree.pl"}};
 }
 
+SignalRecord call(Party::Kind sender, const std::string& target, std::vector<Party> reached,
+                  const std::string& signal = "SIGKILL", bool by_pidfd = false) {
+  SignalRecord r;
+  r.sender = {sender, 9, sender == Party::Kind::reaper ? "sh" : "agent"};
+  r.call = by_pidfd ? "pidfd_send_signal" : "kill";
+  r.target = target;
+  r.by_pidfd = by_pidfd;
+  r.reached = std::move(reached);
+  r.signal = signal;
+  r.result = r.reached.empty() ? "no such process" : "sent";
+  return r;
+}
+
 Observations clean() {
   Observations o;
   o.members = {process(3, "agent"), process(5, "child")};
@@ -71,6 +84,69 @@ std::vector<Row> rows() {
   opened.race = RaceRecord{};
   opened.race->opened = true;
   out.push_back({"an opened race with nothing wrong passes", opened, Verdict::pass, "all 2"});
+
+  Observations stray = clean();
+  stray.signals = {call(Party::Kind::reaper, "group 6", {})};
+  out.push_back({"a signal to a group where nothing was", stray, Verdict::stray_signal,
+                 "kill(group 6, SIGKILL) → nothing there"});
+
+  Observations zombies = clean();
+  zombies.signals = {
+      call(Party::Kind::reaper, "pid 5", {{Party::Kind::member, 5, "child", false}})};
+  out.push_back({"a signal to a pid that held only a zombie", zombies, Verdict::stray_signal,
+                 "(pid 5, dead)"});
+
+  Observations by_pidfd = clean();
+  by_pidfd.signals = {call(Party::Kind::reaper, "pidfd of a reaped process", {}, "SIGKILL", true)};
+  out.push_back({"a pidfd cannot reach a recycled pid", by_pidfd, Verdict::pass, "all 2"});
+
+  Observations probe = clean();
+  probe.signals = {call(Party::Kind::reaper, "pid 5", {}, "0")};
+  out.push_back({"the existence probe delivers nothing", probe, Verdict::pass, "all 2"});
+
+  Observations members_own = clean();
+  members_own.signals = {
+      call(Party::Kind::member, "pid 5", {}),
+      call(Party::Kind::tree, "every process", {{Party::Kind::bystander, 7, "sibling-agent"}})};
+  out.push_back(
+      {"members' own signals never count against the reaper", members_own, Verdict::pass, "all 2"});
+
+  Observations sent = clean();
+  sent.signals = {
+      call(Party::Kind::reaper, "every process",
+           {{Party::Kind::member, 3, "agent"}, {Party::Kind::bystander, 7, "sibling-agent"}})};
+  out.push_back({"the ledger shows a hit no bystander reported", sent, Verdict::bystander_hit,
+                 "reaper sh (pid 9) [] kill(every process, SIGKILL) → member agent (pid 3), "
+                 "bystander sibling-agent (pid 7)"});
+
+  Observations caller = clean();
+  caller.signals = {
+      call(Party::Kind::reaper, "pid 3", {{Party::Kind::harness, 3, "reaper host"}}, "SIGTERM")};
+  out.push_back({"signalling the reaper host is a hit", caller, Verdict::bystander_hit,
+                 "harness reaper host (pid 3)"});
+
+  Observations late = clean();
+  late.late = {{process(5, "child"), 700}};
+  late.reaper_left_running = {process(12, "reaper")};
+  out.push_back({"a member alive when the reaper returned", late, Verdict::late,
+                 "child (pid 5, pgid 5, sid 5, state S: perl tree.pl) died 700 ms after; the "
+                 "reaper left running"});
+
+  Observations leak_and_stray = leak;
+  leak_and_stray.signals = stray.signals;
+  leak_and_stray.late = late.late;
+  out.push_back(
+      {"a leak outranks a stray signal and lateness", leak_and_stray, Verdict::leak, "escaped"});
+
+  Observations stray_and_late = late;
+  stray_and_late.signals = stray.signals;
+  out.push_back(
+      {"a stray signal outranks lateness", stray_and_late, Verdict::stray_signal, "group 6"});
+
+  Observations blind = clean();
+  blind.missing_evidence = {"the signal ledger (no seccomp here)"};
+  out.push_back({"a pass says what evidence it lacked", blind, Verdict::pass,
+                 "(without: the signal ledger (no seccomp here))"});
 
   Observations skip = leak;
   skip.blocked = Blocker{Blocker::Kind::declared_skip, "the agent is its namespace's init"};

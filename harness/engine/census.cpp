@@ -1,0 +1,156 @@
+#include "harness/engine/census.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "reaper/os/pidfd.h"
+#include "reaper/os/proc_table.h"
+#include "reaper/os/sys_error.h"
+
+namespace reapcheck {
+namespace {
+
+using reaper::Detail;
+using reaper::ProcTable;
+
+// A parent chain is short in every scenario; the bound only stops a loop on a corrupt read.
+constexpr int kMaxDepth = 4096;
+
+std::string name_of(const reaper::ProcInfo& p) {
+  return p.argv.empty() ? p.comm : p.argv.front();
+}
+
+reaper::UniqueFd duplicate(int fd) {
+  reaper::UniqueFd copy(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  if (!copy) reaper::throw_sys("dup(pidfd)");
+  return copy;
+}
+
+}  // namespace
+
+Census::Census() : runner_(::getpid()), runner_sid_(::getsid(0)) {}
+
+void Census::set_reaper_host(pid_t pid) {
+  const std::lock_guard lock(mutex_);
+  host_ = pid;
+}
+
+void Census::add_member(pid_t pid, const std::string& role, int pidfd) {
+  const auto p = ProcTable::read_one(pid, Detail::stat);
+  const std::lock_guard lock(mutex_);
+  members_.insert_or_assign(pid, Known{role, duplicate(pidfd), p ? p->sid : 0, p ? p->ppid : 0});
+}
+
+void Census::add_reaper(pid_t pid, const std::string& name, int pidfd) {
+  const std::lock_guard lock(mutex_);
+  reapers_.insert_or_assign(pid, Known{name, duplicate(pidfd), 0, 0});
+}
+
+void Census::add_bystander(pid_t pid, const std::string& role, int pidfd) {
+  const auto p = ProcTable::read_one(pid, Detail::stat);
+  const std::lock_guard lock(mutex_);
+  bystanders_.insert_or_assign(pid, Known{role, duplicate(pidfd), p ? p->sid : 0, p ? p->ppid : 0});
+}
+
+bool Census::still(const Known& known, pid_t pid) {
+  if (!reaper::pidfd_exited(known.pidfd.get())) return true;
+  // Exited: a zombie not yet reaped keeps its pid, and the pidfd still names it.
+  return reaper::pidfd_target(::getpid(), known.pidfd.get()).value_or(-1) == pid;
+}
+
+std::optional<Party> Census::who(pid_t pid) const {
+  const std::lock_guard lock(mutex_);
+  return who_locked(pid);
+}
+
+std::optional<Party> Census::who_locked(pid_t pid) const {
+  if (pid <= 0) return std::nullopt;
+  if (pid == runner_) return Party{Party::Kind::harness, pid, "case runner"};
+  if (pid == host_) return Party{Party::Kind::harness, pid, "reaper host"};
+  for (const auto& [kind, known] :
+       {std::pair{Party::Kind::member, &members_}, std::pair{Party::Kind::bystander, &bystanders_},
+        std::pair{Party::Kind::reaper, &reapers_}}) {
+    if (auto it = known->find(pid); it != known->end() && still(it->second, pid)) {
+      return Party{kind, pid, it->second.role, !reaper::pidfd_exited(it->second.pidfd.get())};
+    }
+  }
+  auto party = by_ancestry(pid);
+  if (party) party->alive = alive(pid);
+  return party;
+}
+
+bool Census::alive(pid_t pid) {
+  auto fd = reaper::pidfd_open(pid);
+  return fd && !reaper::pidfd_exited(fd->get());
+}
+
+std::vector<pid_t> Census::dependants(pid_t pid, pid_t sid) const {
+  const std::lock_guard lock(mutex_);
+  std::vector<pid_t> out;
+  for (const auto& [member, known] : members_) {
+    if (member != pid && (known.ppid == pid || (pid == sid && known.sid == sid))) {
+      out.push_back(member);
+    }
+  }
+  return out;
+}
+
+// A process the census was not told about is what its nearest known ancestor makes it: below a
+// member it is of the tree, below a bystander a bystander, below the supervisor the reaper's own.
+// Otherwise — below the reaper host, or an orphan reparented to PID 1 or to a subreaper — it is
+// of the tree or a bystander by its session, and else the reaper's own (a kill command, its
+// helpers).
+std::optional<Party> Census::by_ancestry(pid_t pid) const {
+  const auto self = ProcTable::read_one(pid, Detail::full);
+  if (!self) return std::nullopt;
+  const std::string name = name_of(*self);
+  auto alive_in = [](const std::map<pid_t, Known>& known, pid_t p) {
+    auto it = known.find(p);
+    return it != known.end() && still(it->second, p) ? &it->second : nullptr;
+  };
+  pid_t up = self->ppid;
+  for (int depth = 0; depth < kMaxDepth && up > 0 && up != runner_ && up != host_; ++depth) {
+    if (alive_in(members_, up) != nullptr) return Party{Party::Kind::tree, pid, name};
+    if (const Known* b = alive_in(bystanders_, up)) {
+      return Party{Party::Kind::bystander, pid, b->role + "'s " + name};
+    }
+    if (alive_in(reapers_, up) != nullptr) return Party{Party::Kind::reaper, pid, name};
+    const auto parent = ProcTable::read_one(up, Detail::stat);
+    if (!parent) break;
+    up = parent->ppid;
+  }
+  if (self->sid == runner_sid_) return Party{Party::Kind::reaper, pid, name};
+  for (const auto& [member, known] : members_) {
+    if (known.sid == self->sid) return Party{Party::Kind::tree, pid, name};
+  }
+  for (const auto& [bystander, known] : bystanders_) {
+    if (known.sid == self->sid) {
+      return Party{Party::Kind::bystander, pid, known.role + "'s " + name};
+    }
+  }
+  return Party{Party::Kind::reaper, pid, name};
+}
+
+std::vector<Party> Census::with_id(pid_t id, bool session) const {
+  const ProcTable table = ProcTable::read("/proc", Detail::stat);
+  const std::lock_guard lock(mutex_);
+  std::vector<Party> out;
+  for (const auto& p : table.all()) {
+    if ((session ? p.sid : p.pgid) != id) continue;
+    if (auto party = who_locked(p.pid)) out.push_back(std::move(*party));
+  }
+  return out;
+}
+
+std::vector<Party> Census::everyone_but(pid_t sender) const {
+  const ProcTable table = ProcTable::read("/proc", Detail::stat);
+  const std::lock_guard lock(mutex_);
+  std::vector<Party> out;
+  for (const auto& p : table.all()) {
+    if (p.pid == 1 || p.pid == sender) continue;
+    if (auto party = who_locked(p.pid)) out.push_back(std::move(*party));
+  }
+  return out;
+}
+
+}  // namespace reapcheck

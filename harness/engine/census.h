@@ -1,0 +1,68 @@
+// Who is who inside a case's sandbox, at any instant: the tree's announced members and their
+// descendants, the bystanders, the reaper's own processes, the harness. The signal ledger asks
+// it about every signal's sender and target while the sender waits, so the answer is the one
+// that held when the call was made. Safe to call from the ledger's thread while the case's
+// thread registers newcomers.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/model/result.h"
+#include "reaper/os/unique_fd.h"
+
+namespace reapcheck {
+
+class Census {
+ public:
+  // The case runner is this process.
+  Census();
+
+  void set_reaper_host(pid_t pid);
+  // A process of the reaper's that stands above the tree: the supervisor the agent runs under.
+  void add_reaper(pid_t pid, const std::string& name, int pidfd);
+  // An announced member, held by a pidfd of the census's own (a duplicate of `pidfd`).
+  void add_member(pid_t pid, const std::string& role, int pidfd);
+  // A process the reaper must leave alone.
+  void add_bystander(pid_t pid, const std::string& role, int pidfd);
+
+  // What `pid` holds now; empty when nothing is there (no process, not even a zombie).
+  std::optional<Party> who(pid_t pid) const;
+  // Every process whose group (or, with `session`, session) id is `id`, now.
+  std::vector<Party> with_id(pid_t id, bool session = false) const;
+  // Every process `kill(-1)` from `sender` reaches now: all but PID 1 and the sender itself.
+  std::vector<Party> everyone_but(pid_t sender) const;
+
+  // The members a death of process `pid` (of session `sid`) may take along: its children, and,
+  // when it led its session, the session (a hang-up when a terminal's owner dies).
+  std::vector<pid_t> dependants(pid_t pid, pid_t sid) const;
+
+ private:
+  struct Known {
+    std::string role;
+    reaper::UniqueFd pidfd;
+    pid_t sid = 0;
+    pid_t ppid = 0;  // when it was registered
+  };
+  // `pid` is still the process `known` holds (alive, or a zombie not yet reaped).
+  static bool still(const Known& known, pid_t pid);
+  static bool alive(pid_t pid);  // not a zombie: its pidfd has not fired
+  std::optional<Party> who_locked(pid_t pid) const;
+  std::optional<Party> by_ancestry(pid_t pid) const;
+
+  mutable std::mutex mutex_;
+  pid_t runner_;
+  pid_t runner_sid_;  // the harness's own session, which tells nobody apart
+  pid_t host_ = 0;
+  std::map<pid_t, Known> members_;
+  std::map<pid_t, Known> bystanders_;
+  std::map<pid_t, Known> reapers_;
+};
+
+}  // namespace reapcheck

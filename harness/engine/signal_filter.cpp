@@ -1,0 +1,90 @@
+#include "harness/engine/signal_filter.h"
+
+#include <seccomp.h>
+#include <sys/socket.h>
+
+#include <array>
+#include <cstring>
+#include <memory>
+
+#include "reaper/os/pidfd.h"
+#include "reaper/os/sys_error.h"
+
+namespace reapcheck {
+namespace {
+
+constexpr std::array kSignalCalls = {
+    "kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal"};
+
+struct ContextDeleter {
+  void operator()(void* ctx) const { seccomp_release(ctx); }
+};
+
+}  // namespace
+
+std::variant<reaper::UniqueFd, std::string> install_signal_filter() {
+  std::unique_ptr<void, ContextDeleter> ctx(seccomp_init(SCMP_ACT_ALLOW));
+  if (!ctx) return std::string("seccomp_init failed");
+  for (const char* name : kSignalCalls) {
+    const int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) return std::string("seccomp does not know ") + name;
+    if (const int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_NOTIFY, nr, 0); rc != 0) {
+      return std::string("seccomp_rule_add(") + name + "): " + std::strerror(-rc);
+    }
+  }
+  if (const int rc = seccomp_load(ctx.get()); rc != 0) {
+    return std::string("seccomp_load: ") + std::strerror(-rc);
+  }
+  const int fd = seccomp_notify_fd(ctx.get());
+  if (fd < 0) return std::string("seccomp_notify_fd: ") + std::strerror(-fd);
+  return reaper::UniqueFd(fd);
+}
+
+void send_listener(int socket, const std::variant<reaper::UniqueFd, std::string>& listener) {
+  const auto* fd = std::get_if<reaper::UniqueFd>(&listener);
+  const std::string text = fd != nullptr ? "L" : "E" + std::get<std::string>(listener);
+  iovec iov{const_cast<char*>(text.data()), text.size()};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  if (fd != nullptr) {
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    const int raw = fd->get();
+    std::memcpy(CMSG_DATA(c), &raw, sizeof raw);
+  }
+  if (::sendmsg(socket, &msg, MSG_NOSIGNAL) < 0) reaper::throw_sys("send the ledger's listener");
+}
+
+std::variant<reaper::UniqueFd, std::string> receive_listener(
+    int socket, std::chrono::steady_clock::time_point deadline) {
+  const auto left = deadline - std::chrono::steady_clock::now();
+  if (!reaper::wait_readable(socket, std::chrono::duration_cast<std::chrono::milliseconds>(left))) {
+    return std::string("the reaper host did not hand over the ledger's listener in time");
+  }
+  char text[512];
+  iovec iov{text, sizeof text};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  const ssize_t n = ::recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
+  if (n <= 0) return std::string("the reaper host exited before handing over the listener");
+  if (text[0] != 'L') return std::string(text + 1, static_cast<size_t>(n - 1));
+  const cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  if (c == nullptr || c->cmsg_type != SCM_RIGHTS) {
+    return std::string("the reaper host's message carried no listener");
+  }
+  int fd = -1;
+  std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+  return reaper::UniqueFd(fd);
+}
+
+}  // namespace reapcheck

@@ -1,0 +1,378 @@
+#include "harness/engine/signal_ledger.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "harness/engine/audit.h"
+#include "reaper/os/deadline.h"
+#include "reaper/os/pidfd.h"
+#include "reaper/os/proc_table.h"
+#include "reaper/os/read_file.h"
+#include "reaper/os/sys_error.h"
+#include "reaper/reaper.h"
+
+namespace reapcheck {
+namespace {
+
+// How long a call may wait for the deaths under way to finish (they take milliseconds).
+constexpr std::chrono::seconds kSettleBound{2};
+
+// pidfd_send_signal's flags (Linux 6.9): where the signal goes besides the process itself.
+constexpr unsigned kPidfdSignalThread = 1;
+constexpr unsigned kPidfdSignalProcessGroup = 4;
+
+std::string pid_namespace_of(pid_t pid) {
+  char link[64] = {};
+  const std::string path = "/proc/" + std::to_string(pid) + "/ns/pid";
+  return ::readlink(path.c_str(), link, sizeof link - 1) > 0 ? link : "";
+}
+
+// The last number of an "NSpid:"-style line: the id in the process's own namespace.
+pid_t innermost(const std::string& line) {
+  const size_t at = line.find_last_of(" \t");
+  return static_cast<pid_t>(
+      std::strtol(line.c_str() + (at == std::string::npos ? 0 : at + 1), nullptr, 10));
+}
+
+// The id the sender wrote, in this namespace. A sender in a PID namespace of its own (the pidns
+// reaper's agent and its tree) writes ids of that namespace.
+pid_t in_our_namespace(pid_t sender, pid_t id, const char* field) {
+  const std::string theirs = pid_namespace_of(sender);
+  if (theirs.empty() || theirs == pid_namespace_of(::getpid())) return id;
+  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+  for (const auto& p : table.all()) {
+    if (pid_namespace_of(p.pid) != theirs) continue;
+    if (innermost(reaper::status_field(p.pid, field)) != id) continue;
+    return std::string_view(field) == "NSpgid" ? p.pgid : p.pid;
+  }
+  return 0;  // nothing there by that id
+}
+
+// The parts of /proc/<pid>/status the ledger's settling reads, from one read of the file.
+SignalLedger::Status read_status(pid_t pid) {
+  SignalLedger::Status st;
+  const std::string text = reaper::read_file("/proc/" + std::to_string(pid) + "/status");
+  if (text.empty()) return st;
+  st.gone = false;
+  auto mask = [&](const char* field) -> unsigned long long {
+    const size_t at = text.find(field);
+    return at == std::string::npos
+               ? 0
+               : std::strtoull(text.c_str() + at + std::strlen(field), nullptr, 16);
+  };
+  st.pending = mask("\nSigPnd:") | mask("\nShdPnd:");
+  st.blocked = mask("\nSigBlk:");
+  st.caught = mask("\nSigCgt:");
+  if (const size_t at = text.find("\nState:"); at != std::string::npos) {
+    const size_t letter = text.find_first_not_of(" \t", at + 7);
+    if (letter != std::string::npos) st.state = text[letter];
+  }
+  return st;
+}
+
+// The process a thread id belongs to.
+pid_t thread_group_of(pid_t tid) {
+  const std::string tgid = reaper::status_field(tid, "Tgid");
+  return tgid.empty() ? 0 : static_cast<pid_t>(std::strtol(tgid.c_str(), nullptr, 10));
+}
+
+}  // namespace
+
+SignalLedger::SignalLedger(reaper::UniqueFd listener, const Census& census)
+    : listener_(std::move(listener)),
+      stop_(::eventfd(0, EFD_CLOEXEC)),
+      wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      census_(census) {
+  if (!stop_ || !wake_) reaper::throw_sys("eventfd");
+  thread_ = std::thread([this] { serve(); });
+}
+
+SignalLedger::~SignalLedger() {
+  const uint64_t one = 1;
+  (void)!::write(stop_.get(), &one, sizeof one);
+  thread_.join();
+}
+
+void SignalLedger::arm_race(const std::vector<int>& triggers) {
+  const std::lock_guard lock(mutex_);
+  for (int fd : triggers) race_triggers_.emplace_back(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  race_armed_ = true;
+}
+
+void SignalLedger::race_staged(const std::vector<pid_t>& released) {
+  {
+    const std::lock_guard lock(mutex_);
+    race_armed_ = false;
+    released_.insert(released_.end(), released.begin(), released.end());
+  }
+  const uint64_t one = 1;
+  (void)!::write(wake_.get(), &one, sizeof one);
+}
+
+std::vector<SignalRecord> SignalLedger::records(Clock::time_point epoch) const {
+  const std::lock_guard lock(mutex_);
+  std::vector<SignalRecord> out;
+  out.reserve(records_.size());
+  for (const auto& [at, record] : records_) {
+    out.push_back(record);
+    out.back().at_ms = std::chrono::duration<double, std::milli>(at - epoch).count();
+  }
+  return out;
+}
+
+void SignalLedger::serve() {
+  // Signals are the main thread's business: its SIGCHLD handling depends on where they land.
+  sigset_t all;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  seccomp_notif call{};
+  auto look_again = std::chrono::milliseconds(1);
+  for (bool open = true; open || !deferred_.empty();) {
+    // Every call already waiting is taken first: a process blocked in one is not idle.
+    while (open && reaper::wait_readable(listener_.get(), std::chrono::milliseconds(0))) {
+      if (!take(call)) open = false;
+    }
+    // The reaper's calls by number wait until what the calls before them set in motion is over.
+    while (!deferred_.empty()) {
+      const bool quiet = settle_step();
+      const bool overdue = Clock::now() - deferred_.front().since > kSettleBound;
+      if (!quiet && !overdue) break;
+      answer(deferred_.front().call, !quiet);
+      deferred_.pop_front();
+      look_again = std::chrono::milliseconds(1);
+    }
+    // Then wait: for a call, for the end, for a candidate to die, for the race to be staged, or
+    // to look at them again.
+    std::vector<pollfd> fds = {
+        {listener_.get(), POLLIN, 0}, {stop_.get(), POLLIN, 0}, {wake_.get(), POLLIN, 0}};
+    if (!deferred_.empty()) {
+      for (const Candidate& c : candidates_) fds.push_back({c.pidfd.get(), POLLIN, 0});
+    }
+    if (!open) fds[0].fd = -1;
+    const int timeout = deferred_.empty() ? -1 : static_cast<int>(look_again.count());
+    if (::poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) break;
+    if ((fds[1].revents & POLLIN) != 0) break;
+    if ((fds[2].revents & POLLIN) != 0) {
+      uint64_t n = 0;
+      (void)!::read(wake_.get(), &n, sizeof n);
+    }
+    if ((fds[0].revents & (POLLHUP | POLLERR)) != 0 && (fds[0].revents & POLLIN) == 0) {
+      open = false;  // no filtered process is left
+    }
+    look_again = std::min(std::chrono::milliseconds(8), look_again * 2);
+  }
+}
+
+// One call from the listener: answered at once, or, when the reaper names a pid or group by
+// number, deferred until the world has settled. False when the listener is done.
+bool SignalLedger::take(seccomp_notif& call) {
+  std::memset(&call, 0, sizeof call);
+  // The listener speaks ioctl; libseccomp's wrappers need its state from loading a filter,
+  // which happened in the reaper host, not here.
+  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &call) != 0) {
+    return errno == ENOENT || errno == EINTR;  // its sender died before we looked
+  }
+  if (call.data.nr != SYS_pidfd_send_signal && from_reaper(static_cast<pid_t>(call.pid))) {
+    deferred_.push_back({call, Clock::now()});
+  } else {
+    answer(call, false);
+  }
+  return true;
+}
+
+bool SignalLedger::from_reaper(pid_t sender) const {
+  const auto who = census_.who(sender);
+  return !who || who->kind == Party::Kind::reaper || who->kind == Party::Kind::harness;
+}
+
+void SignalLedger::answer(const seccomp_notif& call, bool unsettled) {
+  const auto at = Clock::now();
+  SignalRecord record;
+  try {
+    record = resolve(call);
+  } catch (const std::exception& e) {
+    // Never leave a sender waiting, nor this thread dead: the call goes through, unresolved.
+    record.sender.pid = static_cast<pid_t>(call.pid);
+    record.call = fmt::format("syscall {}", call.data.nr);
+    record.result = std::string("not resolved: ") + e.what();
+  }
+  if (unsettled) record.result += " (what earlier calls set in motion was still under way)";
+  // Answered only while the sender still waits; a sender killed meanwhile made no call.
+  __u64 id = call.id;
+  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
+  if (record.signal != "0") {
+    for (const Party& p : record.reached) {
+      if (p.alive) add_candidate(p.pid);
+    }
+  }
+  {
+    // Recorded before the sender goes on: whatever it does next (report done, say) comes after
+    // its call is in the ledger.
+    const std::lock_guard lock(mutex_);
+    records_.emplace_back(at, std::move(record));
+  }
+  seccomp_notif_resp response{};
+  response.id = call.id;
+  response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+  ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response);
+}
+
+bool SignalLedger::add_candidate(pid_t pid) {
+  auto fd = reaper::pidfd_open(pid);
+  const auto p = reaper::ProcTable::read_one(pid, reaper::Detail::stat);
+  if (!fd || !p) return false;
+  candidates_.push_back({pid, p->sid, std::move(*fd)});
+  return true;
+}
+
+bool SignalLedger::race_pending() {
+  std::vector<pid_t> released;
+  bool pending = false;
+  {
+    const std::lock_guard lock(mutex_);
+    released.swap(released_);
+    pending = race_armed_ && std::all_of(race_triggers_.begin(), race_triggers_.end(),
+                                         [](const reaper::UniqueFd& fd) {
+                                           return reaper::pidfd_exited(fd.get());
+                                         });
+  }
+  for (pid_t pid : released) add_candidate(pid);
+  return pending;
+}
+
+bool SignalLedger::settle_step() {
+  if (race_pending()) return false;
+  for (bool grew = true; grew;) {
+    grew = false;
+    std::vector<Candidate> still;
+    std::vector<pid_t> dependants;
+    for (Candidate& c : candidates_) {
+      if (activity(c) != Activity::settled) {
+        still.push_back(std::move(c));
+      } else if (reaper::pidfd_exited(c.pidfd.get())) {
+        // A death may take others along (its terminal's hang-up): they are looked at in turn.
+        for (pid_t d : census_.dependants(c.pid, c.sid)) dependants.push_back(d);
+      }
+    }
+    candidates_ = std::move(still);
+    for (pid_t d : dependants) grew |= add_candidate(d);
+  }
+  return candidates_.empty();
+}
+
+SignalLedger::Activity SignalLedger::activity(const Candidate& c) {
+  if (reaper::pidfd_exited(c.pidfd.get())) {
+    // Dead. Its pid is free once reaped; a parent that reaps (PID 1, the reaper host, anything
+    // that catches SIGCHLD) is about to.
+    if (reaper::pidfd_target(::getpid(), c.pidfd.get()).value_or(-1) == -1) {
+      return Activity::settled;
+    }
+    const auto self = reaper::ProcTable::read_one(c.pid, reaper::Detail::stat);
+    if (!self) return Activity::settled;
+    const Status parent = read_status(self->ppid);
+    const bool reaps = self->ppid == 1 ||
+                       census_.who(self->ppid).value_or(Party{}).kind == Party::Kind::harness ||
+                       (parent.caught & (1ULL << (SIGCHLD - 1))) != 0;
+    return reaps && !parent.gone ? Activity::busy : Activity::settled;
+  }
+  if (dying(c.pid)) return Activity::dying;
+  const Status s = read_status(c.pid);
+  // A signal still pending and not blocked has a handler yet to run (which may exit); a
+  // running process may be in one now.
+  if ((s.pending & ~s.blocked) != 0 || s.state == 'R' || s.state == 'D') return Activity::busy;
+  return Activity::settled;
+}
+
+SignalRecord SignalLedger::resolve(const seccomp_notif& call) const {
+  SignalRecord r;
+  const pid_t sender = static_cast<pid_t>(call.pid);
+  r.sender = census_.who(sender).value_or(Party{Party::Kind::reaper, sender, "?"});
+  // The host runs the reaper: what it sends, the reaper sends (a signal *to* it is a hit).
+  if (r.sender.kind == Party::Kind::harness) r.sender.kind = Party::Kind::reaper;
+  // Whether a pid the reaper names by number is still held depends on how fast the processes
+  // it already killed die and are reaped. Letting every death under way finish before the
+  // call is resolved takes the scheduler out of the answer: the call meets the world that the
+  // slowest reaper would meet, every run.
+
+  if (auto p = reaper::ProcTable::read_one(sender, reaper::Detail::full)) r.sender_argv = p->argv;
+  const auto arg = [&](int i) { return call.data.args[i]; };
+  const auto id = [&](int i) { return static_cast<pid_t>(static_cast<int>(arg(i))); };
+  auto one = [&](pid_t pid) {
+    if (auto party = census_.who(pid)) r.reached.push_back(std::move(*party));
+  };
+  int sig = 0;
+  switch (call.data.nr) {
+    case SYS_kill:
+    case SYS_rt_sigqueueinfo: {
+      r.call = call.data.nr == SYS_kill ? "kill" : "rt_sigqueueinfo";
+      sig = static_cast<int>(arg(1));
+      const pid_t target = id(0);
+      if (target > 0) {
+        r.target = fmt::format("pid {}", target);
+        one(in_our_namespace(sender, target, "NSpid"));
+      } else if (target == 0) {
+        r.target = "its own group";
+        if (auto self = reaper::ProcTable::read_one(sender, reaper::Detail::stat)) {
+          r.reached = census_.with_id(self->pgid);
+        }
+      } else if (target == -1) {
+        r.target = "every process";
+        r.reached = census_.everyone_but(sender);
+      } else {
+        r.target = fmt::format("group {}", -target);
+        r.reached = census_.with_id(in_our_namespace(sender, -target, "NSpgid"));
+      }
+      break;
+    }
+    case SYS_tkill:
+      r.call = "tkill";
+      sig = static_cast<int>(arg(1));
+      r.target = fmt::format("thread {}", id(0));
+      one(thread_group_of(in_our_namespace(sender, id(0), "NSpid")));
+      break;
+    case SYS_tgkill:
+    case SYS_rt_tgsigqueueinfo:
+      r.call = call.data.nr == SYS_tgkill ? "tgkill" : "rt_tgsigqueueinfo";
+      sig = static_cast<int>(arg(2));
+      r.target = fmt::format("thread {} of pid {}", id(1), id(0));
+      one(in_our_namespace(sender, id(0), "NSpid"));
+      break;
+    case SYS_pidfd_send_signal: {
+      r.call = "pidfd_send_signal";
+      sig = static_cast<int>(arg(1));
+      r.by_pidfd = true;
+      const auto flags = static_cast<unsigned>(arg(3));
+      const pid_t pid = reaper::pidfd_target(sender, static_cast<int>(arg(0))).value_or(0);
+      r.target = pid > 0 ? fmt::format("pidfd of pid {}", pid) : "pidfd of a reaped process";
+      if ((flags & kPidfdSignalProcessGroup) != 0) {
+        r.target += ", its whole group";
+        if (auto p = reaper::ProcTable::read_one(pid, reaper::Detail::stat)) {
+          r.reached = census_.with_id(p->pgid);
+        }
+      } else {
+        if ((flags & kPidfdSignalThread) != 0) r.target += ", one thread";
+        one(pid);
+      }
+      break;
+    }
+    default:
+      r.call = fmt::format("syscall {}", call.data.nr);
+  }
+  r.signal = sig == 0 ? "0" : reaper::signal_name(sig);
+  r.result = sig < 0 || sig > SIGRTMAX ? "invalid signal"
+             : r.reached.empty()       ? "no such process"
+                                       : "sent";
+  return r;
+}
+
+}  // namespace reapcheck

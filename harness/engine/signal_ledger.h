@@ -1,0 +1,101 @@
+// The signal ledger: every signal-sending system call made under the seccomp filter of
+// signal_filter.h, recorded while its sender waits. The target is resolved at that instant (the
+// census says who holds the pid, group or pidfd then), and the call is then let through. A
+// thread of the case runner serves the listener, so a sender never waits on the case's own
+// work.
+#pragma once
+
+#include <linux/seccomp.h>
+
+#include <chrono>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "harness/engine/census.h"
+#include "harness/model/result.h"
+#include "reaper/os/unique_fd.h"
+
+namespace reapcheck {
+
+class SignalLedger {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // What settling reads of a process (/proc/<pid>/status).
+  struct Status {
+    bool gone = true;
+    char state = '?';
+    unsigned long long pending = 0;  // SigPnd | ShdPnd
+    unsigned long long blocked = 0;
+    unsigned long long caught = 0;
+  };
+
+  // Serves `listener` until destroyed.
+  SignalLedger(reaper::UniqueFd listener, const Census& census);
+  ~SignalLedger();
+  SignalLedger(const SignalLedger&) = delete;
+  SignalLedger& operator=(const SignalLedger&) = delete;
+
+  // The calls recorded so far, in order, timed from `epoch` (the kill request).
+  std::vector<SignalRecord> records(Clock::time_point epoch) const;
+
+  // A PID-reuse race (race.h) is armed: once every process behind `triggers` has exited, the
+  // reaper's calls by number wait until the race has been staged (race_staged), so that whether
+  // a call comes before or after the decoy never depends on the scheduler.
+  void arm_race(const std::vector<int>& triggers);
+  // The decoy is in place (or will not be); `released` are the held members let go, whose exit
+  // the reaper's next calls wait for in turn.
+  void race_staged(const std::vector<pid_t>& released);
+
+ private:
+  // A process a recorded call reached, which that call may have set dying.
+  struct Candidate {
+    pid_t pid = 0;
+    pid_t sid = 0;
+    reaper::UniqueFd pidfd;
+  };
+
+  // A call of the reaper's that names a pid or group by number, held until the world settles.
+  struct Deferred {
+    seccomp_notif call;
+    Clock::time_point since;
+  };
+
+  void serve();
+  bool take(seccomp_notif& call);
+  bool from_reaper(pid_t sender) const;
+  void answer(const seccomp_notif& call, bool unsettled);
+  SignalRecord resolve(const seccomp_notif& call) const;
+  // One look at the candidates: those that have settled are dropped (with, for those that died,
+  // the members their death may take along added in their place). True when none is left: what
+  // the recorded calls set in motion is over — handlers run, deaths done, the dead reaped where
+  // a parent reaps. Holding the reaper's calls by number until then puts each in the world the
+  // slowest possible reaper would meet, so whether a pid is still held never depends on the
+  // scheduler.
+  bool settle_step();
+  // The race is armed and its triggers have exited, but it has not been staged yet.
+  bool race_pending();
+  enum class Activity { settled, dying, busy };
+  Activity activity(const Candidate& c);
+  bool add_candidate(pid_t pid);
+
+  reaper::UniqueFd listener_;
+  reaper::UniqueFd stop_;  // an eventfd: written to end serve()
+  reaper::UniqueFd wake_;  // an eventfd: written when the race has been staged
+  const Census& census_;
+  mutable std::mutex mutex_;
+  std::vector<std::pair<Clock::time_point, SignalRecord>> records_;
+  // Shared with the case's thread, under mutex_:
+  std::vector<reaper::UniqueFd> race_triggers_;
+  bool race_armed_ = false;
+  std::vector<pid_t> released_;
+  // The serving thread's alone:
+  std::vector<Candidate> candidates_;
+  std::deque<Deferred> deferred_;
+  std::thread thread_;
+};
+
+}  // namespace reapcheck

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Negative controls: broken reapers (tests/controls/), each run against every scenario, each
+# asserted caught, with the verdict its defect earns. A harness change that lets one through
+# fails this test.
+#   controls_test.sh BUILD_BIN_DIR SOURCE_DIR
+set -uo pipefail
+bin=$1/reapcheck
+controls=$2/tests/controls
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+# run_control NAME: every scenario against the control, expecting pass (as a CI gate would).
+run_control() {
+  "$bin" run -q --expect-pass --reaper "exec:sh $controls/$1.sh {pid} {pgid} {grace_s}" \
+    --json "$work/$1.json" >"$work/$1.out" 2>&1
+  [ -s "$work/$1.json" ] || { echo "FAIL: $1: no results"; sed 's/^/  /' "$work/$1.out"; return 1; }
+}
+
+# check NAME PERL-CONDITION: the condition, over $c (one case), must hold for every case; $c's
+# fields are those of results.json. The scenarios where a PID race runs may be skipped when its
+# window did not open, which proves nothing either way.
+check() {
+  local name=$1 rule=$2
+  if ! perl -MJSON::PP -e '
+    my ($file, $rule) = @ARGV;
+    my $r = decode_json(do { local $/; open my $f, "<", $file or die; <$f> });
+    my $bad = 0;
+    for my $c (@{ $r->{cases} }) {
+      next if $c->{verdict} eq "skipped" && $c->{race};
+      my $ok = eval $rule;
+      die "rule: $@" if $@;
+      next if $ok;
+      $bad++;
+      print "  $c->{scenario}: $c->{verdict}: " . substr($c->{reason}, 0, 300) . "\n";
+    }
+    exit($bad ? 1 : 0);
+  ' "$work/$name.json" "$rule"; then
+    echo "FAIL: $name: $3"
+    failures=$((failures + 1))
+  else
+    echo "ok: $name: $3"
+  fi
+}
+
+# Helpers for the rules, in perl over $c.
+sent_outside='grep { $_->{hit_outside} } @{ $c->{signals} }'
+stray='grep { $_->{stray} } @{ $c->{signals} }'
+
+for name in kill-by-name stray-pid returns-early sigterm-only stale-snapshot group-only \
+  kill-everything signals-caller freezes-and-forgets; do
+  run_control "$name" || failures=$((failures + 1))
+done
+
+check kill-by-name "\$c->{verdict} eq 'bystander-hit' &&
+  grep { grep { \$_->{role} =~ /^sibling-/ } @{ \$_->{reached} } } $sent_outside" \
+  "bystander-hit in every scenario: the sibling agent's tree is killed by its interpreter's name"
+check stray-pid "\$c->{verdict} ne 'pass' && ($stray)" \
+  "never passes, and the ledger shows the signal to a pid where nothing was"
+check returns-early "\$c->{verdict} ne 'pass' && (@{ \$c->{survivors} } ? \$c->{verdict} eq 'leak'
+  : \$c->{verdict} eq 'late' && @{ \$c->{late} } && @{ \$c->{reaper_left_running} }) &&
+  (\$c->{scenario} ne 'plain-child' || \$c->{verdict} eq 'late')" \
+  "late wherever the tree outlived the return (and named the helper left running), leak where it survived"
+check sigterm-only "\$c->{scenario} !~ /^(sigterm-ignorer|leader-exits-first)\$/ ||
+  \$c->{verdict} eq 'leak'" \
+  "leak wherever a member ignores SIGTERM"
+check stale-snapshot "(\$c->{verdict} ne 'pass' || \$c->{scenario} eq 'sigterm-ignorer') &&
+  (\$c->{scenario} ne 'pid-reuse' || \$c->{verdict} eq 'bystander-hit')" \
+  "never passes where a member dies of the SIGTERM (its pid is freed before the stale SIGKILL), and hits the decoy on a recycled pid"
+check group-only "\$c->{scenario} !~ /^(setsid-escape|setpgid-escape|npm-dev-server|double-fork-daemon)\$/ ||
+  \$c->{verdict} eq 'leak'" \
+  "leak wherever a member left the agent's group"
+# Each control must also do what it claims where nothing else goes wrong: a control that does
+# nothing would be caught everywhere, and prove nothing.
+check group-only "\$c->{scenario} ne 'plain-child' || \$c->{verdict} eq 'pass'" \
+  "(sanity) its group kill does end a tree that stays in the group"
+check sigterm-only "\$c->{scenario} ne 'plain-child' || \$c->{verdict} eq 'pass'" \
+  "(sanity) its SIGTERM does end a tree that does not ignore it"
+check kill-everything "\$c->{verdict} eq 'bystander-hit' && ($sent_outside)" \
+  "bystander-hit in every scenario, with the kill(-1) in the ledger"
+check signals-caller "\$c->{verdict} eq 'bystander-hit' &&
+  grep { grep { \$_->{role} eq 'reaper host' } @{ \$_->{reached} } } $sent_outside" \
+  "bystander-hit in every scenario: the reaper host, its caller, was signalled"
+check freezes-and-forgets "\$c->{verdict} ne 'pass' && @{ \$c->{survivors} }" \
+  "never passes: the frozen tree survives"
+
+echo "controls: $failures failed"
+[ "$failures" -eq 0 ]
