@@ -28,6 +28,7 @@ CaseResult blocked(Blocker::Kind kind, std::string reason) {
 
 CaseResult observe_sandboxed(const Scenario& scenario, const ReaperChoice& reaper,
                              const CaseOptions& options) {
+  const auto started = Clock::now();
   ScratchDir scratch;
   const SandboxOptions sandbox{options.ready + options.grace + options.reaper_deadline +
                                    options.settle + std::chrono::milliseconds(5000),
@@ -38,8 +39,15 @@ CaseResult observe_sandboxed(const Scenario& scenario, const ReaperChoice& reape
       },
       sandbox);
   switch (outcome.status) {
-    case SandboxOutcome::Status::finished:
-      return nlohmann::json::parse(outcome.output).get<CaseResult>();
+    case SandboxOutcome::Status::finished: {
+      CaseResult r = nlohmann::json::parse(outcome.output).get<CaseResult>();
+      double inside = 0;
+      for (const auto& [phase, ms] : r.phases_ms) inside += ms;
+      r.phases_ms.emplace_back(
+          "sandbox",
+          std::chrono::duration<double, std::milli>(Clock::now() - started).count() - inside);
+      return r;
+    }
     case SandboxOutcome::Status::unavailable:
       return blocked(Blocker::Kind::unsupported, outcome.output);
     default:

@@ -24,15 +24,6 @@ class SignalLedger {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // What settling reads of a process (/proc/<pid>/status).
-  struct Status {
-    bool gone = true;
-    char state = '?';
-    unsigned long long pending = 0;  // SigPnd | ShdPnd
-    unsigned long long blocked = 0;
-    unsigned long long caught = 0;
-  };
-
   // Serves `listener` until destroyed.
   SignalLedger(reaper::UniqueFd listener, const Census& census);
   ~SignalLedger();
@@ -78,8 +69,6 @@ class SignalLedger {
   bool settle_step();
   // The race is armed and its triggers have exited, but it has not been staged yet.
   bool race_pending();
-  enum class Activity { settled, dying, busy };
-  Activity activity(const Candidate& c);
   bool add_candidate(pid_t pid);
 
   reaper::UniqueFd listener_;

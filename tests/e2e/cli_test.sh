@@ -186,6 +186,24 @@ perl -MJSON::PP -e '
 ' "$work/pidns.json" 2>"$work/err"
 check "pidns stops waiting once every process it SIGTERMed (a stopped one too) has exited" $?
 
+# A wait that blocks or backs off costs next to no CPU; a spinning one costs a core. A member
+# waiting in vfork() cannot be stopped, so proc-pidfd's freeze keeps looking until its own
+# deadline (5 s): its CPU time over that wait says whether it spins.
+mkdir -p "$work/stuck"
+printf 'description = "a member waiting in vfork(): SIGSTOP cannot stop it"\n[tree]\nrole = "agent"\n[[tree.children]]\nrole = "stuck"\nvfork_hold = true\n' \
+  >"$work/stuck/stuck.toml"
+run 0 "$bin" --scenarios "$work/stuck" run --reaper proc-pidfd --reaper cgroup --json "$work/stuck.json"
+check "a member that cannot be stopped is still killed" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  for my $c (@{ $r->{cases} }) {
+    my ($cpu, $wall) = ($c->{cpu_ms}{reaper}, $c->{timings_ms}{kill});
+    die "$c->{reaper}: no CPU figure\n" unless defined $cpu;
+    die "$c->{reaper}: $cpu ms of CPU in a $wall ms kill\n" if $wall > 100 && $cpu > 0.2 * $wall;
+  }
+' "$work/stuck.json" 2>"$work/err"
+check "the reaper waits without spinning (CPU under 20% of the kill)" $?
+
 # The npm dev-server leak: pgroup leaves the detached watcher, its port still accepting.
 run 0 "$bin" run --scenario npm-dev-server --reaper pgroup --reaper proc-pidfd --json "$work/npm.json"
 check "npm-dev-server meets its expectations" $?
