@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -63,12 +64,104 @@ bool thread_dying(const std::string& task) {
   std::istringstream fields(stat.substr(close + 1));
   std::string state, field;
   fields >> state;
-  if (state == "Z" || state == "X") return false;
+  if (state == "Z" || state == "X") return false;  // exited: says nothing of the process
   for (int i = 0; i < 6 && fields >> field; ++i) {
   }
   if ((std::strtoul(field.c_str(), nullptr, 10) & kPfExiting) != 0) return true;
   const std::string status = reaper::read_file(task + "/status");
   return ((mask_of(status, "\nSigPnd:") | mask_of(status, "\nShdPnd:")) & kSigkill) != 0;
+}
+
+// How a thread is waiting, from /proc/<pid>/task/<tid>/syscall: the system call it is blocked
+// in and its arguments. Only x86_64's numbers are known; elsewhere every wait is `unknown`,
+// which callers take as "may act", so nothing is judged too soon.
+enum class Wait { forever, deadline, unknown, running };
+
+Wait thread_wait(const std::string& task) {
+  const std::string text = reaper::read_file(task + "/syscall");
+  if (text.empty() || text.rfind("running", 0) == 0) return Wait::running;
+  std::istringstream in(text);
+  long nr = 0;
+  in >> nr;
+  unsigned long long a[6] = {};
+  for (auto& arg : a) {
+    std::string hex;
+    in >> hex;
+    arg = std::strtoull(hex.c_str(), nullptr, 16);
+  }
+  if (nr == -1) return Wait::forever;  // blocked outside any system call: stopped
+#if defined(__x86_64__)
+  const auto by_int = [](unsigned long long v) {  // a timeout in ms: negative means none
+    return static_cast<int>(v) < 0 ? Wait::forever : Wait::deadline;
+  };
+  const auto by_pointer = [](unsigned long long v) {  // a timeout struct: NULL means none
+    return v == 0 ? Wait::forever : Wait::deadline;
+  };
+  switch (nr) {
+    case 34:   // pause
+    case 130:  // rt_sigsuspend
+    case 61:   // wait4
+    case 247:  // waitid
+    case 0:    // read
+    case 19:   // readv
+    case 43:   // accept
+    case 288:  // accept4
+    case 45:   // recvfrom
+    case 47:   // recvmsg
+    case 1:    // write (a full pipe)
+      return Wait::forever;
+    // The signal-sending calls: a thread blocked in one waits for the signal ledger to answer it.
+    case 62:   // kill
+    case 200:  // tkill
+    case 234:  // tgkill
+    case 129:  // rt_sigqueueinfo
+    case 297:  // rt_tgsigqueueinfo
+    case 424:  // pidfd_send_signal
+      return Wait::forever;
+    case 232:  // epoll_wait
+    case 281:  // epoll_pwait
+      return by_int(a[3]);
+    case 7:  // poll
+      return by_int(a[2]);
+    case 441:  // epoll_pwait2
+      return by_pointer(a[3]);
+    case 271:  // ppoll
+      return by_pointer(a[2]);
+    case 23:   // select
+    case 270:  // pselect6
+      return by_pointer(a[4]);
+    case 202: {  // futex: the waits take a timeout in the fourth argument
+      const unsigned long long op = a[1] & 0x7F;
+      return op == 0 || op == 9 ? by_pointer(a[3]) : Wait::unknown;
+    }
+    case 35:   // nanosleep
+    case 230:  // clock_nanosleep
+      return Wait::deadline;
+    default:
+      return Wait::unknown;
+  }
+#else
+  return Wait::unknown;
+#endif
+}
+
+// A thread that has exited (Z, X): the leader of a process whose other threads run on.
+bool thread_exited(const std::string& task) {
+  const auto stat = reaper::parse_stat(reaper::read_file(task + "/stat"));
+  return !stat || stat->state == 'Z' || stat->state == 'X';
+}
+
+// The least idle of its live threads' waits.
+Wait process_wait(pid_t pid) {
+  Wait worst = Wait::forever;
+  std::error_code ec;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    if (thread_exited(task.path().string())) continue;
+    worst = std::max(worst, thread_wait(task.path().string()));
+    if (worst == Wait::running) break;
+  }
+  return worst;
 }
 
 }  // namespace
@@ -100,7 +193,15 @@ Activity activity(pid_t pid, int pidfd, const Census& census) {
   // A signal still pending and not blocked has a handler yet to run (which may exit); a
   // running process may be in one now.
   if ((s.pending & ~s.blocked) != 0 || s.state == 'R' || s.state == 'D') return Activity::busy;
-  return Activity::settled;
+  if (s.state == 'T' || s.state == 't') return Activity::settled;
+  switch (process_wait(pid)) {
+    case Wait::forever:
+      return Activity::settled;
+    case Wait::deadline:
+      return Activity::timed;
+    default:
+      return Activity::busy;
+  }
 }
 
 }  // namespace reapcheck

@@ -11,7 +11,9 @@
 namespace reapcheck {
 
 enum class Activity {
-  settled,  // alive and idle with nothing pending, or dead and reaped (or never to be reaped)
+  settled,  // idle for good (every thread blocked with no deadline, or stopped), nothing
+            // pending; or dead and reaped (or never to be reaped)
+  timed,    // idle, but a thread waits with a deadline (a timer, a sleep): it will act again
   dying,    // a fatal signal pending, or exiting: its pidfd will fire
   busy,     // running, a handler still to run, or dead with a parent about to reap it
 };

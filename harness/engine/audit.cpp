@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/engine/activity.h"
+#include "harness/model/text.h"
 #include "reaper/os/pidfd.h"
 
 namespace reapcheck {
@@ -13,8 +14,9 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 ProcessRecord record_of(const reaper::ProcInfo& info, std::string role) {
-  return ProcessRecord{info.pid,        info.ppid, info.pgid, info.sid, std::string(1, info.state),
-                       std::move(role), info.argv};
+  return ProcessRecord{
+      info.pid,        info.ppid,           info.pgid, info.sid, std::string(1, info.state),
+      std::move(role), printable(info.argv)};
 }
 
 void watch_members(std::vector<Member>& members, DeathWatch& watch) {

@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +22,7 @@
 #include "harness/engine/readiness_channel.h"
 #include "harness/engine/reaper_host.h"
 #include "harness/engine/signal_ledger.h"
+#include "harness/model/text.h"
 #include "harness/sandbox/init_reaping.h"
 #include "harness/support/cpu_time.h"
 #include "harness/support/paths.h"
@@ -133,6 +136,7 @@ class CaseBody {
 
     DeathWatch deaths;
     watch_members(members, deaths);
+    require_intact(members);
     const auto kill_start = Clock::now();
     host.request_kill();
     ReaperHost::Reply killed =
@@ -159,6 +163,7 @@ class CaseBody {
                 : -1});
     }
     phases.mark("audit");
+    require_no_unbidden_exit(census, ledger ? &*ledger : nullptr);
     r.open_ports = open_ports();
     if (ledger) {
       r.signals = ledger->records(kill_start);
@@ -325,7 +330,9 @@ class CaseBody {
             log_tail()));
       }
       auto a = parse_announcement(got.line);
-      if (!a) setup_failed("malformed readiness line from the fixture: '" + got.line + "'");
+      if (!a) {
+        setup_failed("malformed readiness line from the fixture: '" + printable(got.line) + "'");
+      }
       // The pid the member wrote is its own namespace's; the kernel told us who sent it.
       const pid_t ours = translate_announced_pid(a->pid, got.sender);
       if (ours == 0 && !is_transient(a->role)) {
@@ -338,8 +345,9 @@ class CaseBody {
         setup_failed(
             fmt::format("member {} (pid {}) exited before the kill{}", a->role, ours, log_tail()));
       }
-      // A transient member may be gone already, as it should be.
-      if (fd) census.add_member(ours, a->role, fd->get());
+      // A transient member may be gone already, as it should be; it is no member of the tree the
+      // reaper must kill.
+      if (fd && !is_transient(a->role)) census.add_member(ours, a->role, fd->get());
       members.push_back(Member{ours, a->role, fd ? std::move(*fd) : reaper::UniqueFd()});
     }
     return members;
@@ -360,6 +368,40 @@ class CaseBody {
       }
     }
     std::erase_if(members, [&](const Member& m) { return is_transient(m.role); });
+  }
+
+  // The tree the reaper is asked to kill is the one announced: a member that is already gone
+  // would let a reaper that kills nothing pass, so the case is not judged at all.
+  static void require_intact(const std::vector<Member>& members) {
+    for (const Member& m : members) {
+      if (!m.pidfd || reaper::pidfd_exited(m.pidfd.get())) {
+        setup_failed(fmt::format(
+            "member {} (pid {}) exited before the kill was requested: a member that is meant to "
+            "be gone by then is declared 'transient'",
+            m.role, m.pid));
+      }
+    }
+  }
+
+  // A member that died before the reaper signalled anything, or that catches no signal and yet
+  // ended by exit() rather than by a signal, ended on its own: the reaper met a smaller tree than
+  // the one announced, and whatever it did proves nothing about that member.
+  static void require_no_unbidden_exit(const Census& census, const SignalLedger* ledger) {
+    std::vector<std::string> gone;
+    if (ledger != nullptr) gone = ledger->gone_before_the_reaper();
+    for (auto& g : census.exited_unbidden()) {
+      // "role (pid N, exit status S)": listed once, when not already gone before the reaper.
+      const std::string who = g.substr(0, g.find(','));
+      if (std::none_of(gone.begin(), gone.end(),
+                       [&](const std::string& x) { return x.rfind(who, 0) == 0; })) {
+        gone.push_back(std::move(g));
+      }
+    }
+    if (gone.empty()) return;
+    setup_failed(fmt::format(
+        "member(s) ended on their own, not by the reaper: {} (a member meant to be gone before "
+        "the kill is declared 'transient')",
+        fmt::join(gone, "; ")));
   }
 
   // No event announces a stop of a process that is not our child: look at /proc, backing off
@@ -436,7 +478,7 @@ class CaseBody {
     std::string s = reaper::read_file(log_.string());
     if (s.size() > 2000) s = "..." + s.substr(s.size() - 2000);
     while (!s.empty() && s.back() == '\n') s.pop_back();
-    return s.empty() ? "" : " — fixture log: " + s;
+    return s.empty() ? "" : " — fixture log: " + printable(s);
   }
 
   bool is_transient(const std::string& role) const { return transient_.count(role) != 0; }

@@ -8,6 +8,7 @@
 #include "harness/engine/race.h"
 #include "harness/model/judge.h"
 #include "harness/model/result_json.h"
+#include "harness/model/text.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/support/interrupt.h"
 #include "harness/support/paths.h"
@@ -35,7 +36,7 @@ CaseResult observe_sandboxed(const Scenario& scenario, const ReaperChoice& reape
                                scratch.path()};
   SandboxOutcome outcome = run_in_sandbox(
       [&] {
-        return nlohmann::json(observe_case(scenario, reaper, options, scratch.path())).dump();
+        return json_text(nlohmann::json(observe_case(scenario, reaper, options, scratch.path())));
       },
       sandbox);
   switch (outcome.status) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/engine/signal_filter.h"
+#include "harness/model/text.h"
 #include "harness/sandbox/init_reaping.h"
 #include "harness/support/cpu_time.h"
 #include "reaper/os/pidfd.h"
@@ -18,7 +19,7 @@ namespace reapcheck {
 namespace {
 
 void send(int fd, const nlohmann::json& message) {
-  std::string line = message.dump() + "\n";
+  std::string line = json_text(message) + "\n";
   (void)!::write(fd, line.data(), line.size());  // one write: replies are small
 }
 
@@ -82,20 +83,20 @@ CpuTime cpu_time() {
     const CpuTime before = cpu_time();
     reaper::KillReport report = r->kill(agent, plan.grace);
     const CpuTime spent = cpu_time() - before;
-    send(reply_fd, {{"killed", report.steps},
+    send(reply_fd, {{"killed", printable(report.steps)},
                     {"cpu_ms", {{"self", spent.self_ms}, {"children", spent.children_ms}}}});
     // Stay up, as an orchestrator does after killing one agent: exiting would close the
     // sibling's PTY and hang it up. The runner ends us when the case is over.
     while (::read(command_fd, &c, 1) > 0) {
     }
   } catch (const reaper::Timeout& e) {
-    send(reply_fd, {{"timeout", e.what()}});
+    send(reply_fd, {{"timeout", printable(e.what())}});
     ::_exit(1);
   } catch (const reaper::Unsupported& e) {
-    send(reply_fd, {{"unsupported", e.what()}});
+    send(reply_fd, {{"unsupported", printable(e.what())}});
     ::_exit(1);
   } catch (const std::exception& e) {
-    send(reply_fd, {{"error", e.what()}});
+    send(reply_fd, {{"error", printable(e.what())}});
     ::_exit(1);
   }
   ::_exit(0);

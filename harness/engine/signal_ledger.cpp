@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "harness/engine/activity.h"
+#include "harness/model/text.h"
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
@@ -172,8 +173,22 @@ bool SignalLedger::from_reaper(pid_t sender) const {
   return !who || who->kind == Party::Kind::reaper || who->kind == Party::Kind::harness;
 }
 
+std::vector<std::string> SignalLedger::gone_before_the_reaper() const {
+  const std::lock_guard lock(mutex_);
+  return gone_before_;
+}
+
 void SignalLedger::answer(const seccomp_notif& call, bool unsettled) {
   const auto at = Clock::now();
+  // The existence probe (signal 0) changes nothing: a reaper has acted from its first real signal.
+  const int sig = call.data.nr == SYS_tgkill || call.data.nr == SYS_rt_tgsigqueueinfo
+                      ? static_cast<int>(call.data.args[2])
+                      : static_cast<int>(call.data.args[1]);
+  if (sig != 0 && from_reaper(static_cast<pid_t>(call.pid))) {
+    const std::lock_guard lock(mutex_);
+    if (!reaper_signalled_) gone_before_ = census_.dead_members();
+    reaper_signalled_ = true;
+  }
   SignalRecord record;
   try {
     record = resolve(call);
@@ -234,7 +249,9 @@ bool SignalLedger::settle_step() {
     std::vector<Candidate> still;
     std::vector<pid_t> dependants;
     for (Candidate& c : candidates_) {
-      if (activity(c.pid, c.pidfd.get(), census_) != Activity::settled) {
+      // A timer is not waited for: what it will do, a reaper racing it may meet or miss.
+      const Activity a = activity(c.pid, c.pidfd.get(), census_);
+      if (a != Activity::settled && a != Activity::timed) {
         still.push_back(std::move(c));
       } else if (reaper::pidfd_exited(c.pidfd.get())) {
         // A death may take others along (its terminal's hang-up): they are looked at in turn.
@@ -258,7 +275,9 @@ SignalRecord SignalLedger::resolve(const seccomp_notif& call) const {
   // call is resolved takes the scheduler out of the answer: the call meets the world that the
   // slowest reaper would meet, every run.
 
-  if (auto p = reaper::ProcTable::read_one(sender, reaper::Detail::full)) r.sender_argv = p->argv;
+  if (auto p = reaper::ProcTable::read_one(sender, reaper::Detail::full)) {
+    r.sender_argv = printable(p->argv);
+  }
   const auto arg = [&](int i) { return call.data.args[i]; };
   const auto id = [&](int i) { return static_cast<pid_t>(static_cast<int>(arg(i))); };
   auto one = [&](pid_t pid) {

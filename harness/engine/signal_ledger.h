@@ -33,6 +33,10 @@ class SignalLedger {
   // The calls recorded so far, in order, timed from `epoch` (the kill request).
   std::vector<SignalRecord> records(Clock::time_point epoch) const;
 
+  // The members that had already exited when the reaper's side first signalled anything (the
+  // existence probe aside): the tree it met was not the one announced.
+  std::vector<std::string> gone_before_the_reaper() const;
+
   // A PID-reuse race (race.h) is armed: once every process behind `triggers` has exited, the
   // reaper's calls by number wait until the race has been staged (race_staged), so that whether
   // a call comes before or after the decoy never depends on the scheduler.
@@ -81,6 +85,8 @@ class SignalLedger {
   std::vector<reaper::UniqueFd> race_triggers_;
   bool race_armed_ = false;
   std::vector<pid_t> released_;
+  bool reaper_signalled_ = false;
+  std::vector<std::string> gone_before_;
   // The serving thread's alone:
   std::vector<Candidate> candidates_;
   std::deque<Deferred> deferred_;
