@@ -91,11 +91,11 @@ bool Census::alive(pid_t pid) {
   return fd && !reaper::pidfd_exited(fd->get());
 }
 
-std::vector<std::string> Census::dead_members() const {
+std::vector<std::string> Census::dead_members(const std::set<pid_t>& except) const {
   const std::lock_guard lock(mutex_);
   std::vector<std::string> out;
   for (const auto& [pid, known] : members_) {
-    if (reaper::pidfd_exited(known.pidfd.get())) {
+    if (except.count(pid) == 0 && reaper::pidfd_exited(known.pidfd.get())) {
       out.push_back(known.role + " (pid " + std::to_string(pid) + ")");
     }
   }

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <deque>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -34,7 +35,8 @@ class SignalLedger {
   std::vector<SignalRecord> records(Clock::time_point epoch) const;
 
   // The members that had already exited when the reaper's side first signalled anything (the
-  // existence probe aside): the tree it met was not the one announced.
+  // existence probe aside): the tree it met was not the one announced. A held member the harness
+  // released (race_staged) exited at the harness's word, not on its own: it is not listed.
   std::vector<std::string> gone_before_the_reaper() const;
 
   // A PID-reuse race (race.h) is armed: once every process behind `triggers` has exited, the
@@ -85,6 +87,7 @@ class SignalLedger {
   std::vector<reaper::UniqueFd> race_triggers_;
   bool race_armed_ = false;
   std::vector<pid_t> released_;
+  std::set<pid_t> released_ever_;  // held members the harness let go: their exit is its doing
   bool reaper_signalled_ = false;
   std::vector<std::string> gone_before_;
   // The serving thread's alone:
