@@ -2,7 +2,7 @@
 # Installs what reapcheck needs on Debian 12 and configures the build. Idempotent: packages that
 # are already installed are not touched, and apt is not asked anything then.
 #   setup.sh [--tests]   --tests: also what only the test suite needs (Chromium, for the HTML
-#                        matrix's browser test)
+#                        matrix's browser test; clang's runtime, for the fuzz targets)
 set -euo pipefail
 
 packages=(
@@ -14,7 +14,7 @@ packages=(
   clang libbpf-dev bpftool pkg-config
 )
 
-[ "${1:-}" = --tests ] && packages+=(chromium)
+[ "${1:-}" = --tests ] && packages+=(chromium libclang-rt-14-dev)
 
 # Node fixtures need node and npm; a machine that already has them (from elsewhere than Debian)
 # keeps its own.

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "harness/model/scenario.h"
+
 namespace reapcheck {
 
 std::optional<Announcement> parse_announcement(std::string_view line) {
@@ -14,7 +16,7 @@ std::optional<Announcement> parse_announcement(std::string_view line) {
     return std::nullopt;
   }
   a.role = std::string(ptr + 1, line.data() + line.size());
-  if (a.role.empty() || a.role.find(' ') != std::string::npos) return std::nullopt;
+  if (!is_role(a.role)) return std::nullopt;
   return a;
 }
 

@@ -17,6 +17,11 @@ namespace {
 const std::set<std::string, std::less<>> kCatchable = {
     "HUP", "INT", "QUIT", "TERM", "USR1", "USR2", "PIPE", "ALRM", "TSTP", "TTIN", "TTOU", "CONT"};
 
+// What the fixtures can build: perl's JSON::PP reads a spec at most 512 levels deep (two per tree
+// level), and a case of more than 5,000 processes outgrows its sandbox's pid_max margin.
+constexpr int kMaxMembers = 5000;
+constexpr int kMaxDepth = 250;
+
 constexpr std::pair<BystanderKind, std::string_view> kBystanderKinds[] = {
     {BystanderKind::lookalike, "lookalike"},
     {BystanderKind::reaper_group, "reaper-group"},
@@ -46,15 +51,36 @@ class Reader : public TomlReader {
     return names;
   }
 
-  TreeNode node(const toml::table& t, bool is_root, std::set<std::string>& roles) const {
+  // `depth` is the node's level in the expanded tree (the agent's is 1).
+  TreeNode node(const toml::table& t, bool is_root, std::set<std::string>& roles, int depth) const {
     TreeNode n = attributes(t, is_root, roles);
-    add_children(t, roles, n);
+    const int links = count_at(t, "chain");
+    grow(t, "chain", links - 1, depth + links - 1);
+    add_children(t, roles, n, depth + links);
     expand_chain(t, is_root, roles, n);
     return n;
   }
 
+  // Counts `members` more, the deepest of them at `depth`; fails at `key` (or the table) past
+  // what the fixtures build.
+  void grow(const toml::table& t, std::string_view key, int members, int depth) const {
+    members_ += members;
+    const toml::node* at = t.get(key);
+    const toml::source_region& where = at != nullptr ? at->source() : t.source();
+    if (members_ > kMaxMembers) {
+      fail(where, fmt::format("the tree would have more than {} members, the most the fixtures "
+                              "build",
+                              kMaxMembers));
+    }
+    if (depth > kMaxDepth) {
+      fail(where, fmt::format("the tree would be {} deep; the fixtures build at most {} levels",
+                              depth, kMaxDepth));
+    }
+  }
+
   // The node's own keys, checked against each other.
   TreeNode attributes(const toml::table& t, bool is_root, std::set<std::string>& roles) const {
+    grow(t, "role", 1, 0);
     only_keys(t, {"role",   "setsid",   "setpgid",   "reap",      "ignore",   "exit_on",
                   "exec",   "hold",     "transient", "stop_self", "storm",    "via_shell",
                   "on_pty", "rename",   "copies",    "chain",     "detached", "unref",
@@ -62,8 +88,8 @@ class Reader : public TomlReader {
               "a tree node");
     TreeNode n;
     n.role = string_at(t, "role", true);
-    if (n.role.empty() || n.role.find_first_of(" \t\n") != std::string::npos) {
-      fail(t.get("role")->source(), "'role' must be one word");
+    if (!is_role(n.role)) {
+      fail(t.get("role")->source(), "'role' must be one word: no space or control character");
     }
     claim_role(t, roles, n.role);
     n.setsid = bool_at(t, "setsid", false);
@@ -125,7 +151,8 @@ class Reader : public TomlReader {
   }
 
   // [[...children]], each once or, with `copies = N`, as N siblings alike, roles suffixed -1 .. -N.
-  void add_children(const toml::table& t, std::set<std::string>& roles, TreeNode& n) const {
+  void add_children(const toml::table& t, std::set<std::string>& roles, TreeNode& n,
+                    int depth) const {
     const toml::node* c = t.get("children");
     if (c == nullptr) return;
     const toml::array* arr = c->as_array();
@@ -136,11 +163,12 @@ class Reader : public TomlReader {
       const toml::table& ct = *child.as_table();
       const int copies = count_at(ct, "copies");
       if (copies == 1) {
-        n.children.push_back(node(ct, false, roles));
+        n.children.push_back(node(ct, false, roles, depth));
         continue;
       }
       std::set<std::string> scratch_roles;
-      TreeNode proto = node(ct, false, scratch_roles);
+      TreeNode proto = node(ct, false, scratch_roles, depth);
+      grow(ct, "copies", copies - 1, depth);
       if (!proto.children.empty()) {
         fail(ct.get("copies")->source(), "'copies' is for a member without children");
       }
@@ -176,9 +204,11 @@ class Reader : public TomlReader {
     n = std::move(link);
   }
 
+  mutable int members_ = 0;  // counted as the tree is read, against kMaxMembers
+
   // A positive count for `copies` or `chain`; 1 when absent.
   int count_at(const toml::table& t, std::string_view key) const {
-    return int_at(t, key, 1, 5000, 1);
+    return int_at(t, key, 1, kMaxMembers, 1);
   }
 
   BystanderSpec bystander(const toml::table& t, const TreeNode& tree) const {
@@ -279,7 +309,7 @@ class Reader : public TomlReader {
       s.tree.role = "agent";  // the tree is then only the announced roles, flat
       return finish(s, root);
     }
-    s.tree = node(*tree, true, roles);
+    s.tree = node(*tree, true, roles, 1);
     if (s.fixture == Fixture::node) {
       node_only(s.tree);
     } else {
@@ -379,6 +409,13 @@ std::string_view to_string(BystanderKind kind) {
 
 std::string_view to_string(Fixture fixture) {
   return fixture == Fixture::node ? "node" : "perl";
+}
+
+bool is_role(std::string_view role) {
+  return !role.empty() && std::none_of(role.begin(), role.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return b <= 0x20 || b == 0x7f;
+  });
 }
 
 Scenario parse_scenario(std::string_view text, const std::filesystem::path& file) {

@@ -99,6 +99,10 @@ struct Scenario {
 Scenario load_scenario(const std::filesystem::path& file);
 Scenario parse_scenario(std::string_view text, const std::filesystem::path& file);
 
+// A role is one word: not empty, no space and no control byte. Scenario files and readiness
+// lines are held to the same rule, so a role read back from a fixture is one a scenario can name.
+bool is_role(std::string_view role);
+
 // Every *.toml in `dir`, sorted by id. A malformed file throws InputError (toml_reader.h),
 // whose message starts with file:line:col.
 std::vector<Scenario> load_scenarios(const std::filesystem::path& dir);

@@ -131,6 +131,30 @@ TEST(Scenario, CopiesAndChainsExpandIntoDistinctRoles) {
   EXPECT_NE(error_of(head + "transient = true\n").find("cannot be 'transient'"), std::string::npos);
 }
 
+// A scenario file is input from anyone: a tree too big or too deep for the fixtures is refused
+// by a message naming the limit, before anything is built (the fuzz targets hold it to that).
+TEST(Scenario, TreesBeyondTheFixturesLimitsAreRefused) {
+  const std::string head = "description = \"d\"\n[tree]\nrole = \"agent\"\n";
+  EXPECT_NE(error_of(head + "[[tree.children]]\nrole = \"x\"\nchain = 300\n").find("at most 250"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "[[tree.children]]\nrole = \"x\"\ncopies = 3000\n"
+                            "[[tree.children]]\nrole = \"y\"\ncopies = 3000\n")
+                .find("more than 5000 members"),
+            std::string::npos);
+  std::string nested = "description = \"d\"\ntree = ";
+  for (int i = 0; i < 260; ++i) nested += "{role = \"r" + std::to_string(i) + "\", children = [";
+  nested += "{role = \"leaf\"}";
+  for (int i = 0; i < 260; ++i) nested += "]}";
+  EXPECT_NE(error_of(nested + "\n").find("nested value depth"),
+            std::string::npos);  // toml++ stops it first
+  EXPECT_EQ(
+      parse_scenario(head + "[[tree.children]]\nrole = \"x\"\nchain = 249\n", "scenarios/c.toml")
+          .member_count(),
+      250);
+  EXPECT_NE(error_of(head + "[[tree.children]]\nrole = \"a\\u0007b\"\n").find("one word"),
+            std::string::npos);
+}
+
 TEST(Scenario, FileNameMustBeAnId) {
   EXPECT_NE(error_of(kValid, "scenarios/Bad Name.toml").find("must be a scenario id"),
             std::string::npos);
