@@ -1,5 +1,8 @@
 // A case from job to judged result: the sandbox around observe_case(), the retry of a race whose
 // window did not open, and the one path every result takes to its verdict (complete_case).
+#include <fmt/format.h>
+
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "harness/catalog/catalog.h"
@@ -9,6 +12,7 @@
 #include "harness/model/judge.h"
 #include "harness/model/result_json.h"
 #include "harness/model/text.h"
+#include "harness/sandbox/cgroup_area.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/support/interrupt.h"
 #include "harness/support/paths.h"
@@ -20,6 +24,20 @@ using Clock = std::chrono::steady_clock;
 
 // How many times a race case runs before a window that never opened is reported as a skip.
 constexpr int kRaceAttempts = 3;
+
+// What runs killed before they could clean up left behind (a CTest timeout, a SIGKILL): their
+// scratch directories and cgroup areas, which no live process holds. Once per process, before
+// its first case.
+void reclaim_leftovers() {
+  const int scratch = ScratchDir::reclaim_abandoned();
+  const int cgroups = CgroupArea::reclaim_abandoned();
+  if (scratch + cgroups > 0) {
+    fmt::print(stderr,
+               "reapcheck: removed what killed runs left: {} scratch director{}, {} cgroup "
+               "area{}\n",
+               scratch, scratch == 1 ? "y" : "ies", cgroups, cgroups == 1 ? "" : "s");
+  }
+}
 
 CaseResult blocked(Blocker::Kind kind, std::string reason) {
   CaseResult r;
@@ -113,6 +131,8 @@ CaseResult complete_case(const CaseJob& job, CaseResult observed) {
 
 CaseResult run_case(const CaseJob& job, const CaseOptions& options) {
   const auto started = Clock::now();
+  static std::once_flag reclaimed;
+  std::call_once(reclaimed, reclaim_leftovers);
   const std::optional<ReaperChoice> reaper = resolve_reaper(job.reaper);
   CaseResult observed;
   if (auto stop = precondition(job, reaper)) {

@@ -25,6 +25,7 @@
 #include "reaper/os/pidfd.h"
 #include "reaper/os/sys_error.h"
 #include "reaper/os/task_iter.h"
+#include "reaper/os/write_file.h"
 #include "reaper/reaper.h"
 
 namespace reapcheck {
@@ -34,13 +35,6 @@ using reaper::UniqueFd;
 
 // Room for the largest scenario (1,000 members and their fork storms) with margin.
 constexpr int kSandboxPidMax = 8192;
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) reaper::throw_sys("write " + path);
-}
 
 void bring_loopback_up() {
   UniqueFd s(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
@@ -197,9 +191,9 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
 
   if (rootless) {
     const std::string proc = "/proc/" + std::to_string(pid);
-    write_file(proc + "/uid_map", "0 " + std::to_string(uid) + " 1\n");
-    write_file(proc + "/setgroups", "deny\n");
-    write_file(proc + "/gid_map", "0 " + std::to_string(gid) + " 1\n");
+    reaper::write_file(proc + "/uid_map", "0 " + std::to_string(uid) + " 1\n");
+    reaper::write_file(proc + "/setgroups", "deny\n");
+    reaper::write_file(proc + "/gid_map", "0 " + std::to_string(gid) + " 1\n");
   }
   if (::write(go.write.get(), "g", 1) != 1) reaper::throw_sys("start sandbox");
 
@@ -213,17 +207,31 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
   return outcome_of(pidfd->get(), std::move(*output));
 }
 
-ScratchDir::ScratchDir() {
+namespace {
+
+constexpr std::string_view kScratchPrefix = "reapcheck-";
+
+std::filesystem::path temp_dir() {
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/reapcheck-XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) reaper::throw_sys("mkdtemp " + pattern);
-  path_ = pattern;
+  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
 }
+
+}  // namespace
+
+ScratchDir::ScratchDir() : dir_(temp_dir(), kScratchPrefix) {}
 
 ScratchDir::~ScratchDir() {
   std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
+  std::filesystem::remove_all(dir_.path(), ec);
+}
+
+int ScratchDir::reclaim_abandoned() {
+  int removed = 0;
+  for (const OwnedDir& dir : OwnedDir::abandoned(temp_dir(), kScratchPrefix)) {
+    std::error_code ec;
+    removed += std::filesystem::remove_all(dir.path(), ec) > 0 ? 1 : 0;
+  }
+  return removed;
 }
 
 }  // namespace reapcheck

@@ -8,6 +8,8 @@
 #include <functional>
 #include <string>
 
+#include "harness/sandbox/owned_dir.h"
+
 namespace reapcheck {
 
 struct SandboxOutcome {
@@ -29,17 +31,21 @@ struct SandboxOptions {
 SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
                               const SandboxOptions& options);
 
-// A fresh scratch directory under $TMPDIR (or /tmp), removed with its contents on destruction.
+// A fresh scratch directory, $TMPDIR (or /tmp)/reapcheck-<pid>-XXXXXX, removed with its
+// contents on destruction; one that a killed run left behind is removed by the next run.
 class ScratchDir {
  public:
   ScratchDir();
   ~ScratchDir();
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
+  const std::filesystem::path& path() const { return dir_.path(); }
+
+  // Removes the scratch directories of runs that died without removing theirs; returns how many.
+  static int reclaim_abandoned();
 
  private:
-  std::filesystem::path path_;
+  OwnedDir dir_;
 };
 
 }  // namespace reapcheck

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# A run killed with SIGKILL (as a CTest timeout kills it) cleans up nothing; the next run must
+# remove what it left: its scratch directory and its cgroup area. The killed run is caught with
+# its case in progress: the reaper it runs announces itself on a FIFO and then blocks.
+#   crash_test.sh BUILD_BIN_DIR
+set -uo pipefail
+bin=$1/reapcheck
+work=$(mktemp -d)
+killed=
+cleanup() {
+  [ -n "$killed" ] && kill -s KILL "$killed" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+mkdir "$work/tmp"
+mkfifo "$work/started"
+# The reaper: says it is running, then waits on a FIFO nobody ever writes.
+mkfifo "$work/never"
+TMPDIR=$work/tmp "$bin" run -q -j 1 --scenario plain-child \
+  --reaper "exec:sh -c 'echo up >$work/started; read x <$work/never'" --json "$work/killed.json" \
+  >"$work/killed.out" 2>&1 &
+killed=$!
+read -r _ <"$work/started"
+
+# What the run holds now, as a user would find it.
+mapfile -t scratch < <(find "$work/tmp" -maxdepth 1 -name "reapcheck-$killed-*")
+[ "${#scratch[@]}" -eq 1 ] || fail "expected one scratch directory of run $killed, found: ${scratch[*]}"
+mount_point=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+home=$mount_point$(sed -n 's/^0:://p' /proc/self/cgroup)
+mapfile -t areas < <(find "$home" -maxdepth 1 -name "reapcheck-run-$killed-*" 2>/dev/null)
+
+kill -s KILL "$killed"
+wait "$killed" 2>/dev/null
+killed=
+# The sandbox dies with the run, a moment later: its end releases the locks, which is what the
+# next run looks at. flock(1) waits for exactly that.
+for d in "${scratch[@]}" "${areas[@]}"; do flock "$d" true; done
+for d in "${scratch[@]}" "${areas[@]}"; do
+  [ -d "$d" ] || fail "$d was gone before the next run: the test proves nothing"
+done
+
+TMPDIR=$work/tmp "$bin" run -q -j 1 --scenario plain-child --reaper subreaper \
+  --json "$work/next.json" >"$work/next.out" 2>"$work/next.err"
+status=$?
+[ "$status" -eq 0 ] || fail "the next run exited $status: $(cat "$work/next.err")"
+for d in "${scratch[@]}" "${areas[@]}"; do
+  [ -e "$d" ] && fail "the next run left $d in place"
+done
+want="removed what killed runs left: ${#scratch[@]} scratch director"
+grep -q "$want" "$work/next.err" || fail "the next run did not say what it removed: $(cat "$work/next.err")"
+left=$(find "$work/tmp" -mindepth 1 | wc -l)
+[ "$left" -eq 0 ] || fail "$left entries left in TMPDIR after the next run: $(ls "$work/tmp")"
+
+# A directory that only looks like ours is never touched, nor one a live run holds.
+mkdir "$work/tmp/reapcheck-notes" "$work/tmp/reapcheck-12-abcdef"
+flock "$work/tmp/reapcheck-12-abcdef" sh -c "TMPDIR=$work/tmp '$bin' run -q -j 1 \
+  --scenario plain-child --reaper subreaper >/dev/null 2>&1"
+[ -d "$work/tmp/reapcheck-notes" ] || fail "a user's reapcheck-notes directory was removed"
+[ -d "$work/tmp/reapcheck-12-abcdef" ] || fail "a held directory was removed"
+
+echo "crash: ${#scratch[@]} scratch director(ies) and ${#areas[@]} cgroup area(s) of a SIGKILLed run; $failures failure(s)"
+[ "$failures" -eq 0 ]
