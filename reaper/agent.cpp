@@ -46,7 +46,7 @@ namespace {
     if (::ioctl(pty_slave, TIOCSCTTY, 0) < 0) fail(1);
     for (int fd = 0; fd < 3; ++fd) ::dup2(pty_slave, fd);
   } else {
-    int null_fd = ::open("/dev/null", O_RDWR);
+    int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);  // the dup2 copies are what stay
     if (null_fd < 0) fail(2);
     int out = spec.output_fd >= 0 ? spec.output_fd : null_fd;
     ::dup2(null_fd, 0);

@@ -67,7 +67,7 @@ void Bystanders::exec_helper(const Launch& l) const {
   if (l.own_session) ::setsid();
   if (!l.cwd.empty() && ::chdir(l.cwd.c_str()) != 0) ::_exit(126);
   ::fcntl(ready_.writer(), F_SETFD, 0);
-  const int null_fd = ::open("/dev/null", O_RDWR);
+  const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);  // the dup2 copies are what stay
   ::dup2(null_fd, 0);
   ::execve(l.argv[0], l.argv.data(), l.envp.data());
   ::_exit(127);

@@ -41,7 +41,7 @@ void run_command(const std::string& command, std::chrono::steady_clock::time_poi
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::signal(SIGCHLD, SIG_DFL);
     ::dup2(err.write.get(), STDERR_FILENO);
-    int null_fd = ::open("/dev/null", O_RDWR);
+    int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);  // the dup2 copies are what stay
     ::dup2(null_fd, STDIN_FILENO);
     ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Descriptors reapcheck inherits (a CI runner's pipes, a shell's redirections) reach none of its
+# children: neither a tree member nor an exec: reaper holds anything beyond 0-2 but what it
+# opened itself. Run with fd 7 open on a file, as a careless caller would.
+#   fds_test.sh BUILD_BIN_DIR
+set -uo pipefail
+bin=$1/reapcheck
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+mkdir "$work/scenarios"
+# The member lists its descriptors and stays; find's own (its cwd, the output, the listing)
+# are told apart by what they point to.
+list="cd / && find /proc/self/fd/ -mindepth 1 -maxdepth 1 -fprintf"
+cat >"$work/scenarios/lister.toml" <<TOML
+description = "A member that lists the file descriptors it was handed"
+[tree]
+role = "agent"
+[[tree.children]]
+role = "lister"
+exec = ["sh", "-c", "$list $work/agent '%f %l\\\\n'; exec sleep infinity"]
+TOML
+
+exec 7>"$work/inherited"
+"$bin" --scenarios "$work/scenarios" run -q --scenario lister \
+  --reaper "exec:sh -c \"$list $work/reaper '%f %l\\n'\"" --json "$work/r.json" >"$work/out" 2>&1
+exec 7>&-
+
+for who in agent reaper; do
+  if [ ! -s "$work/$who" ]; then
+    echo "FAIL: the $who listed no descriptors: $(cat "$work/out")" >&2
+    failures=$((failures + 1))
+    continue
+  fi
+  # Beyond 0-2, only find's own: the directory it lists, its output file, its cwd (a directory).
+  extra=$(while read -r fd target; do
+    [ "$fd" -le 2 ] || [[ $target == /proc/* ]] || [ "$target" = "$work/$who" ] ||
+      [ -d "$target" ] || echo "fd $fd -> $target"
+  done <"$work/$who")
+  if [ -n "$extra" ]; then
+    echo "FAIL: the $who was handed: $extra" >&2
+    failures=$((failures + 1))
+  fi
+done
+echo "fds: agent and reaper checked; $failures failure(s)"
+[ "$failures" -eq 0 ]
