@@ -4,9 +4,11 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "harness/catalog/catalog.h"
+#include "harness/model/toml_reader.h"
 
 namespace reapcheck {
 namespace {
@@ -28,8 +30,21 @@ ScenarioSet load_inputs(const GlobalArgs& global) {
   return load_scenario_set(global.scenario_dir, reapers);
 }
 
+void note_broken(const ScenarioSet& set) {
+  for (const auto& b : set.broken) {
+    fmt::print(stderr, "reapcheck: scenario '{}' is left out: {}\n", b.id, b.error);
+  }
+}
+
 std::vector<Scenario> select_scenarios(const ScenarioSet& set,
                                        const std::vector<std::string>& wanted) {
+  // A run that selects a file that did not parse fails with its error; one that does not goes on.
+  for (const auto& b : set.broken) {
+    if (wanted.empty() || std::find(wanted.begin(), wanted.end(), b.id) != wanted.end()) {
+      throw InputError(b.error);
+    }
+  }
+  note_broken(set);
   if (set.scenarios.empty()) {
     throw UsageError(set.dir.string() + ": no scenario files (*.toml)");
   }

@@ -33,8 +33,12 @@ struct Command {
 // The scenarios and expectations under --scenarios.
 ScenarioSet load_inputs(const GlobalArgs& global);
 
+// One line on stderr per scenario file that did not parse, with its error (file:line:col).
+void note_broken(const ScenarioSet& set);
+
 // The scenarios named (all when `wanted` is empty); UsageError for an unknown id, listing the
-// valid ones.
+// valid ones; InputError, the file's own, when one selected did not parse. The files that did
+// not parse and are not selected are noted (note_broken) and left out.
 std::vector<Scenario> select_scenarios(const ScenarioSet& set,
                                        const std::vector<std::string>& wanted);
 

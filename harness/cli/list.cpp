@@ -76,6 +76,7 @@ Command list_command(CLI::App& app, const GlobalArgs& global) {
   cmd->add_flag("--json", *json, "Print as JSON (the source of generated docs and tests)");
   return {cmd, [json, &global] {
             const ScenarioSet set = load_inputs(global);
+            note_broken(set);
             if (*json) {
               fmt::print("{}\n", json_text(list_json(set), 2));
             } else {

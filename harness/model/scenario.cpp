@@ -247,6 +247,12 @@ class Reader : public TomlReader {
     if (a.command.empty())
       fail(t.source(), "[agent] needs 'command', the program and its arguments");
     a.package = string_at(t, "package", true);
+    // A folder of fixtures/node, by name: a path could name (and copy) anything on the host.
+    if (a.package.empty() || a.package.find('/') != std::string::npos || a.package == "." ||
+        a.package == ".." || !is_role(a.package)) {
+      fail(t.get("package")->source(),
+           fmt::format("'package' is the name of a folder of fixtures/node, not '{}'", a.package));
+    }
     a.members = strings_at(t, "members");
     if (a.members.empty())
       fail(t.source(), "[agent] needs 'members', the roles its processes announce");
@@ -432,7 +438,7 @@ Scenario load_scenario(const std::filesystem::path& file) {
   return parse_scenario(read_input(file), file);
 }
 
-std::vector<Scenario> load_scenarios(const std::filesystem::path& dir) {
+std::vector<std::filesystem::path> scenario_files(const std::filesystem::path& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
     throw InputError(fmt::format("{}: not a directory of scenarios", dir.string()));
@@ -442,9 +448,12 @@ std::vector<Scenario> load_scenarios(const std::filesystem::path& dir) {
     if (entry.path().extension() == ".toml") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<Scenario> load_scenarios(const std::filesystem::path& dir) {
   std::vector<Scenario> out;
-  out.reserve(files.size());
-  for (const auto& f : files) out.push_back(load_scenario(f));
+  for (const auto& f : scenario_files(dir)) out.push_back(load_scenario(f));
   return out;
 }
 

@@ -103,6 +103,9 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
 // lines are held to the same rule, so a role read back from a fixture is one a scenario can name.
 bool is_role(std::string_view role);
 
+// The *.toml files in `dir`, sorted; InputError when `dir` is not a directory.
+std::vector<std::filesystem::path> scenario_files(const std::filesystem::path& dir);
+
 // Every *.toml in `dir`, sorted by id. A malformed file throws InputError (toml_reader.h),
 // whose message starts with file:line:col.
 std::vector<Scenario> load_scenarios(const std::filesystem::path& dir);

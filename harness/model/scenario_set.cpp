@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "harness/model/toml_reader.h"
+
 namespace reapcheck {
 
 std::vector<std::string> ScenarioSet::ids() const {
@@ -17,12 +19,27 @@ const Scenario* ScenarioSet::find(std::string_view id) const {
   return it == scenarios.end() ? nullptr : &*it;
 }
 
+const BrokenScenario* ScenarioSet::find_broken(std::string_view id) const {
+  auto it = std::find_if(broken.begin(), broken.end(),
+                         [&](const BrokenScenario& b) { return b.id == id; });
+  return it == broken.end() ? nullptr : &*it;
+}
+
 ScenarioSet load_scenario_set(const std::filesystem::path& dir,
                               const std::vector<std::string>& reapers) {
   ScenarioSet set;
   set.dir = dir;
-  set.scenarios = load_scenarios(dir);
-  set.expectations = load_expectations(dir / "expectations", set.ids(), reapers);
+  for (const auto& file : scenario_files(dir)) {
+    try {
+      set.scenarios.push_back(load_scenario(file));
+    } catch (const InputError& e) {
+      set.broken.push_back({file.stem().string(), e.what()});
+    }
+  }
+  // An expectation may name a broken scenario: the file's error is the one to report.
+  std::vector<std::string> known = set.ids();
+  for (const auto& b : set.broken) known.push_back(b.id);
+  set.expectations = load_expectations(dir / "expectations", known, reapers);
   return set;
 }
 

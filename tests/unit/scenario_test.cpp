@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "harness/engine/fixture.h"
+#include "harness/model/scenario_set.h"
 #include "harness/model/toml_reader.h"
 
 namespace reapcheck {
@@ -68,6 +72,12 @@ TEST(Scenario, RejectsWhatAFixtureCouldNotBuild) {
             std::string::npos);
   EXPECT_NE(error_of("description = \"d\"\n").find("needs either [tree]"), std::string::npos);
   EXPECT_NE(error_of("[tree]\nrole = \"a\"\n").find("missing key 'description'"),
+            std::string::npos);
+  const std::string agent =
+      "description = \"d\"\n[agent]\ncommand = [\"npm\"]\nmembers = [\"a\"]\n";
+  EXPECT_NE(error_of(agent + "package = \"../../../../etc\"\n").find("a folder of fixtures/node"),
+            std::string::npos);
+  EXPECT_NE(error_of(agent + "package = \"..\"\n").find("a folder of fixtures/node"),
             std::string::npos);
 }
 
@@ -153,6 +163,22 @@ TEST(Scenario, TreesBeyondTheFixturesLimitsAreRefused) {
       250);
   EXPECT_NE(error_of(head + "[[tree.children]]\nrole = \"a\\u0007b\"\n").find("one word"),
             std::string::npos);
+}
+
+// One bad file in a directory does not hide the others: it is kept with its error, for the run
+// that selects it to fail with.
+TEST(ScenarioSet, ABrokenFileIsKeptWithItsErrorAndTheOthersLoad) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "scenario-set-broken";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "good.toml") << kValid;
+  std::ofstream(dir / "bad.toml") << "description = \n";
+  const ScenarioSet set = load_scenario_set(dir, {"pgroup"});
+  ASSERT_EQ(set.ids(), std::vector<std::string>{"good"});
+  const BrokenScenario* bad = set.find_broken("bad");
+  ASSERT_NE(bad, nullptr);
+  EXPECT_EQ(bad->error.rfind((dir / "bad.toml").string() + ":1:", 0), 0u) << bad->error;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Scenario, FileNameMustBeAnId) {
