@@ -84,6 +84,7 @@ class CaseBody {
         worktree_(scratch_ / "worktree"),
         log_(scratch_ / "fixture.log"),
         transient_(as_set(scenario.transient_roles())),
+        reaped_transient_(as_set(scenario.reaped_transient_roles())),
         stopped_(as_set(scenario.stopped_roles())) {}
 
   CaseResult run() {
@@ -363,6 +364,7 @@ class CaseBody {
             !reaper::pidfd_wait_exit(m.pidfd.get(), reaper::time_left(setup_deadline_))) {
           setup_failed("transient member " + m.role + " did not exit before the kill");
         }
+        if (reaped_transient_.count(m.role) != 0) await_reaped(m);
       } else if (stopped_.count(m.role) != 0) {
         await_stopped(m);
       }
@@ -402,6 +404,23 @@ class CaseBody {
         "member(s) ended on their own, not by the reaper: {} (a member meant to be gone before "
         "the kill is declared 'transient')",
         fmt::join(gone, "; ")));
+  }
+
+  // A transient member's parent reaps it on its own time; until it has, the member is a zombie
+  // that a reaper's snapshot may or may not list, and the verdict would hang on the scheduler.
+  // So the kill waits for the pid to be free. No event announces a reap by another process:
+  // look at /proc, backing off between looks.
+  void await_reaped(const Member& m) const {
+    reaper::Backoff backoff;
+    for (;;) {
+      auto p = reaper::ProcTable::read_one(m.pid, reaper::Detail::stat);
+      if (!p || p->state != 'Z') return;
+      if (Clock::now() > setup_deadline_) {
+        setup_failed("transient member " + m.role +
+                     " was not reaped by its parent before the kill");
+      }
+      backoff.wait(setup_deadline_, -1);
+    }
   }
 
   // No event announces a stop of a process that is not our child: look at /proc, backing off
@@ -489,8 +508,9 @@ class CaseBody {
   const std::filesystem::path scratch_;
   const std::filesystem::path worktree_;
   const std::filesystem::path log_;
-  const std::set<std::string> transient_;  // roles that exit before the kill
-  const std::set<std::string> stopped_;    // roles that stop themselves before the kill
+  const std::set<std::string> transient_;         // roles that exit before the kill
+  const std::set<std::string> reaped_transient_;  // those of them their parent reaps
+  const std::set<std::string> stopped_;           // roles that stop themselves before the kill
   reaper::UniqueFd log_fd_;
   Clock::time_point setup_deadline_;
   std::vector<std::pair<int, std::string>> ports_;  // port → the role that listens on it

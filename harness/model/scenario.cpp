@@ -372,30 +372,43 @@ const BystanderSpec* Scenario::race() const {
   return nullptr;
 }
 
-static void collect_roles(const TreeNode& n, bool (*pick)(const TreeNode&),
+// The roles of the nodes `pick` chooses, given each node and its parent (none for the root).
+static void collect_roles(const TreeNode& n, const TreeNode* parent,
+                          bool (*pick)(const TreeNode&, const TreeNode*),
                           std::vector<std::string>& out) {
-  if (pick(n)) out.push_back(n.role);
-  for (const auto& c : n.children) collect_roles(c, pick, out);
+  if (pick(n, parent)) out.push_back(n.role);
+  for (const auto& c : n.children) collect_roles(c, &n, pick, out);
 }
 
 std::vector<std::string> Scenario::held_roles() const {
   std::vector<std::string> out;
   collect_roles(
-      tree, [](const TreeNode& n) { return n.hold; }, out);
+      tree, nullptr, [](const TreeNode& n, const TreeNode*) { return n.hold; }, out);
   return out;
 }
 
 std::vector<std::string> Scenario::transient_roles() const {
   std::vector<std::string> out;
   collect_roles(
-      tree, [](const TreeNode& n) { return n.transient; }, out);
+      tree, nullptr, [](const TreeNode& n, const TreeNode*) { return n.transient; }, out);
+  return out;
+}
+
+std::vector<std::string> Scenario::reaped_transient_roles() const {
+  std::vector<std::string> out;
+  collect_roles(
+      tree, nullptr,
+      [](const TreeNode& n, const TreeNode* parent) {
+        return n.transient && parent != nullptr && parent->reap;
+      },
+      out);
   return out;
 }
 
 std::vector<std::string> Scenario::stopped_roles() const {
   std::vector<std::string> out;
   collect_roles(
-      tree, [](const TreeNode& n) { return n.stop_self; }, out);
+      tree, nullptr, [](const TreeNode& n, const TreeNode*) { return n.stop_self; }, out);
   return out;
 }
 

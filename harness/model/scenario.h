@@ -93,6 +93,9 @@ struct Scenario {
   const BystanderSpec* race() const;  // the recycled-pid or recycled-pgid decoy, if any
   std::vector<std::string> held_roles() const;
   std::vector<std::string> transient_roles() const;
+  // The transient members whose parent reaps them: gone from the process table, not zombies,
+  // by the time the kill is requested.
+  std::vector<std::string> reaped_transient_roles() const;
   std::vector<std::string> stopped_roles() const;
 };
 

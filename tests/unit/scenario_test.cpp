@@ -181,6 +181,20 @@ TEST(ScenarioSet, ABrokenFileIsKeptWithItsErrorAndTheOthersLoad) {
   std::filesystem::remove_all(dir);
 }
 
+// A transient member whose parent reaps it must be gone, not a zombie, when the kill is
+// requested: the case waits for that, and only for those.
+TEST(Scenario, TransientMembersTheirParentReaps) {
+  const Scenario s = parse_scenario(
+      "description = \"d\"\n[tree]\nrole = \"agent\"\n"
+      "[[tree.children]]\nrole = \"middle\"\ntransient = true\n"
+      "[[tree.children.children]]\nrole = \"orphan\"\n"
+      "[[tree.children]]\nrole = \"neglectful\"\nreap = false\n"
+      "[[tree.children.children]]\nrole = \"zombie\"\ntransient = true\n",
+      "scenarios/t.toml");
+  EXPECT_EQ(s.transient_roles(), (std::vector<std::string>{"middle", "zombie"}));
+  EXPECT_EQ(s.reaped_transient_roles(), std::vector<std::string>{"middle"});
+}
+
 TEST(Scenario, FileNameMustBeAnId) {
   EXPECT_NE(error_of(kValid, "scenarios/Bad Name.toml").find("must be a scenario id"),
             std::string::npos);
