@@ -3,10 +3,24 @@
 #pragma once
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 namespace reapcheck {
 
+// A report that could not be written; the message names the file and the reason.
+class ReportWriteError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Writes `text` to `file` (its folder must exist); throws ReportWriteError, leaving no temporary
+// behind.
 void write_text_file(const std::filesystem::path& file, const std::string& text);
+
+// Whether `file` could be written as write_text_file writes it — a temporary created beside it,
+// then renamed over it — checked before a run starts, so a bad path costs nothing. Throws
+// ReportWriteError naming the path and the reason. Creates nothing that stays.
+void check_writable(const std::filesystem::path& file);
 
 }  // namespace reapcheck

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what reapcheck needs on Debian 12 and configures the build. Idempotent: packages that
 # are already installed are not touched, and apt is not asked anything then.
-#   setup.sh [--tests]   --tests: also what only the test suite needs (Chromium, for the HTML
-#                        matrix's browser test)
+#   setup.sh [--tests]   --tests: also what only the test suite needs: Chromium (the HTML
+#                        matrix's browser test) and python3-junitparser (a real JUnit reader)
 set -euo pipefail
 
 packages=(
@@ -14,7 +14,7 @@ packages=(
   clang libbpf-dev bpftool pkg-config
 )
 
-[ "${1:-}" = --tests ] && packages+=(chromium)
+[ "${1:-}" = --tests ] && packages+=(chromium python3 python3-junitparser)
 
 # Node fixtures need node and npm; a machine that already has them (from elsewhere than Debian)
 # keeps its own.

@@ -51,6 +51,7 @@ CaseResult attempt(const Scenario& scenario, const ReaperChoice& reaper,
                    const CaseOptions& options) {
   try {
     if (options.on_host) {
+      if (!options.scratch.empty()) return observe_case(scenario, reaper, options, options.scratch);
       ScratchDir scratch;
       return observe_case(scenario, reaper, options, scratch.path());
     }
