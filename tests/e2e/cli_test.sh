@@ -285,6 +285,16 @@ grep -q "plain-child" "$work/out" && [ -s "$work/late.json" ] &&
   grep -q "cannot write $work/late.xml" "$work/err" && [ ! -e "$work/late.xml.tmp" ]
 check "the matrix is printed, the other report kept, the failure named, nothing half-written" $?
 
+# Placeholders are filled in shell-quoted: a worktree whose path holds a space, quotes, $ and
+# $(...) is one word to the command, and nothing in it runs.
+odd="$work/x y/\$(touch PWNED)'q"
+mkdir -p "$odd" "$work/cwd"
+(cd "$work/cwd" && env TMPDIR="$odd" "$bin" run --scenario plain-child \
+  --reaper 'exec:test -d {worktree} && /bin/kill -KILL -- -{pgid}' >"$work/out" 2>"$work/err")
+check "a worktree path with a space, quotes and \$(...) reaches the command as one word" $?
+[ -z "$(find "$work" -name PWNED)" ]
+check "nothing in the worktree path ran" $?
+
 # Sharding: three slices, merged, give the verdicts of one run.
 shard_args=(--scenario plain-child --scenario setsid-escape --scenario setpgid-escape
   --reaper pgroup --reaper proc-pidfd -q)

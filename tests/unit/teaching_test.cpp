@@ -1,7 +1,8 @@
-// What the reports teach beside the evidence: how members escape, which reapers pass, and "did
-// you mean".
+// What the reports teach beside the evidence: how members escape, which reapers pass, "did you
+// mean", and the placeholders of an exec: command, filled in shell-quoted.
 #include <gtest/gtest.h>
 
+#include "harness/catalog/external.h"
 #include "harness/cli/did_you_mean.h"
 #include "harness/model/notes.h"
 
@@ -32,6 +33,15 @@ TEST(DidYouMean, SuggestsTheClosestNamesOnly) {
   EXPECT_EQ(did_you_mean("rn", ids), " (did you mean 'run'?)");
   EXPECT_EQ(did_you_mean("reprot", ids), " (did you mean 'report'?)");
   EXPECT_EQ(did_you_mean("bogus-command", ids), "");
+}
+
+TEST(Placeholders, AreFilledShellQuotedInOnePass) {
+  EXPECT_EQ(shell_quote("a b"), "'a b'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  const std::string odd = "/tmp/x y/$(touch PWNED)'q/{pid}";
+  EXPECT_EQ(fill_placeholders("kill -TERM -- -{pgid}; ls {worktree} {unknown} {",
+                              {{"pgid", "7"}, {"worktree", odd}}),
+            "kill -TERM -- -'7'; ls '/tmp/x y/$(touch PWNED)'\\''q/{pid}' {unknown} {");
 }
 
 }  // namespace
