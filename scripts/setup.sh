@@ -8,7 +8,7 @@
 set -euo pipefail
 
 packages=(
-  cmake g++ make perl procps iproute2 util-linux bsdutils
+  cmake g++ make perl procps util-linux bsdutils
   libboost1.81-dev libboost-filesystem1.81-dev libfmt-dev libgtest-dev libgmock-dev
   libbenchmark-dev libseccomp-dev libtomlplusplus-dev nlohmann-json3-dev libpugixml-dev
   libcli11-dev
