@@ -69,7 +69,9 @@ Command help_command(CLI::App& app) {
   cmd->add_option("command", *topic, "The command to explain")->type_name("CMD");
   return {cmd, [&app, topic] {
             if (topic->empty()) {
-              fmt::print("{}", app.help());
+              // Not app.help(): with `help` parsed, CLI11 hands that to the parsed subcommand.
+              fmt::print("{}", app.get_formatter()->make_help(&app, app.get_name(),
+                                                              CLI::AppFormatMode::Normal));
               return 0;
             }
             const auto names = command_names(app);

@@ -68,7 +68,8 @@ Command report_command(CLI::App& app, const GlobalArgs& global) {
   cmd->add_option("results", args->inputs, "results.json written by `reapcheck run`")
       ->type_name("FILE")
       ->required()
-      ->check(CLI::ExistingFile);
+      // Without its description, so that the help says FILE and not FILE:FILE.
+      ->check(CLI::Validator(CLI::ExistingFile).description(""));
   cmd->add_flag("--merge", args->merge,
                 "Join the results.json of every `run --shard K/N` into one run's results; exits "
                 "1 when a verdict differs from its expectation, as `run` does");

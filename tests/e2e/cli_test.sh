@@ -247,6 +247,12 @@ run 0 "$bin" help run
 grep -q -- "--junit FILE" "$work/out" && grep -q -- "--out DIR" "$work/out" &&
   grep -q -- "--shard K/N" "$work/out"
 check "help run shows the options with FILE and DIR" $?
+run 0 "$bin" help
+grep -q "^Subcommands:" "$work/out" && grep -q -- "--scenarios DIR" "$work/out"
+check "help alone shows reapcheck's own help, not the help command's" $?
+run 0 "$bin" help report
+grep -qE "results FILE \.\.\." "$work/out" && ! grep -q "FILE:FILE" "$work/out"
+check "help report names its inputs FILE" $?
 run 0 "$bin" --version
 grep -qE "^reapcheck [0-9]+\.[0-9]+\.[0-9]+$" "$work/out"
 check "--version prints the version" $?
