@@ -157,6 +157,7 @@ struct CaseResult : Observations {
   std::string reason;  // why the verdict is what it is
   Verdict expected = Verdict::pass;
   std::string expected_reason;  // why the reaper's expectations declare a weakness, if they do
+                               // (kept under --expect-pass, where `expected` is pass)
   double tree_ms = 0;           // agent spawn request until every member announced itself
   double kill_ms = 0;           // kill request until the reaper reported done
   double case_ms = 0;           // the whole case, sandbox set-up to teardown

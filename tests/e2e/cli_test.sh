@@ -348,6 +348,9 @@ run 1 "$bin" run --scenario setsid-escape --reaper "@$work/gate.txt" --expect-pa
 check "a leaking gate fails" $?
 perl -0ne 'exit(m{<failure[^>]*>[^<]*escaped[^<]*</failure>}s ? 0 : 1)' "$work/gate.xml"
 check "the gate's JUnit failure text names the survivor" $?
+run 1 "$bin" run --scenario setsid-escape --reaper pgroup --expect-pass -q
+grep -q "why pgroup fails it: killpg" "$work/out"
+check "under --expect-pass a failure still gives the reason its expectations declare" $?
 run 1 "$bin" run --scenario plain-child --reaper 'exec:exit 3'
 check "a failing exec reaper fails the run" $?
 grep -q "exited with status 3" "$work/out"
