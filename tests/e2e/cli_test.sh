@@ -290,6 +290,14 @@ check "a report that cannot be written after the run exits 2" $?
 grep -q "plain-child" "$work/out" && [ -s "$work/late.json" ] &&
   grep -q "cannot write $work/late.xml" "$work/err" && [ ! -e "$work/late.xml.tmp" ]
 check "the matrix is printed, the other report kept, the failure named, nothing half-written" $?
+# A report path that is not a regular file (a pipe, /dev/stdout) is written into, not replaced.
+mkfifo "$work/pipe.json"
+timeout 120 cat "$work/pipe.json" >"$work/from-pipe.json" &  # a reader that cannot hang the test
+reader=$!
+run 0 "$bin" run --scenario plain-child --reaper pgroup -q --json "$work/pipe.json"
+wait "$reader"
+[ -p "$work/pipe.json" ] && grep -q '"cases"' "$work/from-pipe.json"
+check "--json into a pipe writes through it and leaves the pipe a pipe" $?
 
 # Placeholders are filled in shell-quoted: a worktree whose path holds a space, quotes, $ and
 # $(...) is one word to the command, and nothing in it runs.
