@@ -28,9 +28,10 @@ if(REAPCHECK_HARNESS)
   install(TARGETS reapcheck-bystander reapcheck-thread-member
     RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/reapcheck)
   install(DIRECTORY scenarios/ DESTINATION ${CMAKE_INSTALL_DATADIR}/reapcheck/scenarios)
-  # The node packages' node_modules (npm ci by scripts/setup.sh) go too: the scenarios run them.
+  # The node packages' node_modules (npm ci by scripts/setup.sh) go too: the scenarios run them,
+  # with their modes (npm run dev execs node_modules/.bin/vite, which must stay executable).
   install(DIRECTORY fixtures/ DESTINATION ${CMAKE_INSTALL_DATADIR}/reapcheck/fixtures
-    PATTERN threads EXCLUDE)
+    USE_SOURCE_PERMISSIONS PATTERN threads EXCLUDE)
   install(FILES ${PROJECT_BINARY_DIR}/share/bash-completion/completions/reapcheck
     DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
   install(FILES LICENSE CHANGELOG.md README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

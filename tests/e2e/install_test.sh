@@ -38,6 +38,12 @@ case "$what" in
     # (grep reads whole outputs: with pipefail, grep -q leaving early would fail the writer)
     grep -q "\"file\": \"$work/moved/share/reapcheck/scenarios/" <<<"$("$work/moved/bin/reapcheck" list --json)"
     check "it reads the scenarios installed beside it" $?
+    if [ -d "$src/fixtures/node/vite-app/node_modules" ] && command -v npm >/dev/null; then
+      (cd / && "$work/moved/bin/reapcheck" run -q --scenario vite-dev-server --reaper cgroup \
+        >"$work/out" 2>&1) || sed 's/^/  /' "$work/out"
+      grep -q "vite-dev-server *pass" "$work/out"
+      check "its installed node packages run (vite-dev-server: npm runs node_modules/.bin/vite)" $?
+    fi
     [ -s "$work/moved/share/bash-completion/completions/reapcheck" ]
     check "bash completion is installed" $?
     quiet cmake -S "$src/tests/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/moved" &&
