@@ -44,6 +44,13 @@ int main(int argc, char** argv) {
   if (info == nullptr) return std::fprintf(stderr, "no reaper %s\n", argv[1]), 2;
   int ready[2];
   if (::pipe2(ready, O_CLOEXEC) != 0) return 2;
+  // Both ends above 3: from a shell with only 0-2 open, the pipe is 3 and 4, and the dup2 below
+  // would close its read end.
+  for (int& end : ready) {
+    const int moved = ::fcntl(end, F_DUPFD_CLOEXEC, 10);
+    ::close(end);
+    end = moved;
+  }
   auto r = info->make(reaper::ReaperConfig{});
   reaper::AgentSpec spec;
   // The agent's child leaves its session and group (setsid), says its pid, and waits.
