@@ -48,6 +48,7 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # the shared libraries, found by dpkg-shlibdeps
+set(CPACK_STRIP_FILES ON)  # the programs without their debug info (static libraries are never stripped)
 # What the harness runs: perl builds the trees, ps and pgrep are the seed reapers' tools, util-linux
 # holds setsid and script; node and npm run the node scenarios.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "perl, procps, util-linux, bsdutils")
