@@ -1,6 +1,6 @@
 # Installing reapcheck: `cmake --install build --prefix P` lays out
 #   P/bin/reapcheck
-#   P/libexec/reapcheck/reapcheck-bystander, reapcheck-thread-member   (helpers, off PATH)
+#   P/libexec/reapcheck/reapcheck-bystander, reapcheck-c-member   (helpers, off PATH)
 #   P/share/reapcheck/scenarios/ (with expectations/), P/share/reapcheck/fixtures/
 #   P/share/bash-completion/completions/reapcheck
 #   P/include/reaper/{reaper.h,agent.h,os/unique_fd.h}, P/lib/libreapcheck_reaper.a,
@@ -25,13 +25,13 @@ install(FILES ${PROJECT_BINARY_DIR}/reapcheckConfig.cmake
 
 if(REAPCHECK_HARNESS)
   install(TARGETS reapcheck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-  install(TARGETS reapcheck-bystander reapcheck-thread-member
+  install(TARGETS reapcheck-bystander reapcheck-c-member
     RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/reapcheck)
   install(DIRECTORY scenarios/ DESTINATION ${CMAKE_INSTALL_DATADIR}/reapcheck/scenarios)
   # The node packages' node_modules (npm ci by scripts/setup.sh) go too: the scenarios run them,
   # with their modes (npm run dev execs node_modules/.bin/vite, which must stay executable).
   install(DIRECTORY fixtures/ DESTINATION ${CMAKE_INSTALL_DATADIR}/reapcheck/fixtures
-    USE_SOURCE_PERMISSIONS PATTERN threads EXCLUDE)
+    USE_SOURCE_PERMISSIONS PATTERN c-member EXCLUDE)
   install(FILES ${PROJECT_BINARY_DIR}/share/bash-completion/completions/reapcheck
     DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
   install(FILES LICENSE CHANGELOG.md README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

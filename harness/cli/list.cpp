@@ -7,6 +7,7 @@
 
 #include "harness/catalog/catalog.h"
 #include "harness/cli/commands.h"
+#include "harness/model/text.h"
 
 namespace reapcheck {
 namespace {
@@ -97,7 +98,7 @@ Command list_command(CLI::App& app, const GlobalArgs& global) {
   return {cmd, [json, &global, &app] {
             const ScenarioSet set = load_inputs(global);
             if (*json) {
-              fmt::print("{}\n", list_json(set, app).dump(2));
+              fmt::print("{}\n", json_text(list_json(set, app), 2));
             } else {
               print_list(set);
             }

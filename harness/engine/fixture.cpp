@@ -26,6 +26,7 @@ nlohmann::json tree_spec(const TreeNode& node) {
   }
   if (!node.rename.empty()) j["rename"] = node.rename;
   if (!node.threads.empty()) j["threads"] = node.threads;
+  if (node.vfork_hold) j["vfork_hold"] = true;
   for (auto [key, on] :
        {std::pair{"detached", node.detached}, {"unref", node.unref}, {"fork", node.fork}}) {
     if (on) j[key] = true;

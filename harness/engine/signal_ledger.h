@@ -24,15 +24,6 @@ class SignalLedger {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // What settling reads of a process (/proc/<pid>/status).
-  struct Status {
-    bool gone = true;
-    char state = '?';
-    unsigned long long pending = 0;  // SigPnd | ShdPnd
-    unsigned long long blocked = 0;
-    unsigned long long caught = 0;
-  };
-
   // Serves `listener` until destroyed.
   SignalLedger(reaper::UniqueFd listener, const Census& census);
   ~SignalLedger();
@@ -41,6 +32,10 @@ class SignalLedger {
 
   // The calls recorded so far, in order, timed from `epoch` (the kill request).
   std::vector<SignalRecord> records(Clock::time_point epoch) const;
+
+  // The members that had already exited when the reaper's side first signalled anything (the
+  // existence probe aside): the tree it met was not the one announced.
+  std::vector<std::string> gone_before_the_reaper() const;
 
   // A PID-reuse race (race.h) is armed: once every process behind `triggers` has exited, the
   // reaper's calls by number wait until the race has been staged (race_staged), so that whether
@@ -78,8 +73,6 @@ class SignalLedger {
   bool settle_step();
   // The race is armed and its triggers have exited, but it has not been staged yet.
   bool race_pending();
-  enum class Activity { settled, dying, busy };
-  Activity activity(const Candidate& c);
   bool add_candidate(pid_t pid);
 
   reaper::UniqueFd listener_;
@@ -92,6 +85,8 @@ class SignalLedger {
   std::vector<reaper::UniqueFd> race_triggers_;
   bool race_armed_ = false;
   std::vector<pid_t> released_;
+  bool reaper_signalled_ = false;
+  std::vector<std::string> gone_before_;
   // The serving thread's alone:
   std::vector<Candidate> candidates_;
   std::deque<Deferred> deferred_;

@@ -55,9 +55,10 @@ class Reader : public TomlReader {
 
   // The node's own keys, checked against each other.
   TreeNode attributes(const toml::table& t, bool is_root, std::set<std::string>& roles) const {
-    only_keys(t, {"role",   "setsid",    "setpgid",   "reap",  "ignore",    "exit_on",  "exec",
-                  "hold",   "transient", "stop_self", "storm", "via_shell", "on_pty",   "rename",
-                  "copies", "chain",     "detached",  "unref", "fork",      "children", "threads"},
+    only_keys(t, {"role",   "setsid",   "setpgid",   "reap",      "ignore",   "exit_on",
+                  "exec",   "hold",     "transient", "stop_self", "storm",    "via_shell",
+                  "on_pty", "rename",   "copies",    "chain",     "detached", "unref",
+                  "fork",   "children", "threads",   "vfork_hold"},
               "a tree node");
     TreeNode n;
     n.role = string_at(t, "role", true);
@@ -82,14 +83,20 @@ class Reader : public TomlReader {
     n.fork = bool_at(t, "fork", false);
     n.rename = string_at(t, "rename", false);
     n.threads = string_at(t, "threads", false);
+    n.vfork_hold = bool_at(t, "vfork_hold", false);
+    if (n.vfork_hold && (!n.threads.empty() || t.contains("children"))) {
+      fail(t.get("vfork_hold")->source(), "a 'vfork_hold' member has no children and no 'threads'");
+    }
     if (!n.threads.empty() && n.threads != "main-exits" && n.threads != "fork-from-thread") {
       fail(t.get("threads")->source(), "'threads' is main-exits or fork-from-thread");
     }
-    if (!n.threads.empty() && (is_root || !n.exec.empty() || n.setsid || n.setpgid || n.hold ||
-                               n.transient || n.stop_self || n.storm || n.via_shell || n.on_pty ||
-                               !n.rename.empty() || !n.ignore.empty() || !n.exit_on.empty())) {
-      fail(t.get("threads")->source(),
-           "a 'threads' member is a C helper: it takes only role, threads and children");
+    if ((!n.threads.empty() || n.vfork_hold) &&
+        (is_root || !n.exec.empty() || n.setsid || n.setpgid || n.hold || n.transient ||
+         n.stop_self || n.storm || n.via_shell || n.on_pty || !n.rename.empty() ||
+         !n.ignore.empty() || !n.exit_on.empty())) {
+      fail(t.get(n.vfork_hold ? "vfork_hold" : "threads")->source(),
+           "a 'threads' or 'vfork_hold' member is a C helper: it takes only role, that key and "
+           "children");
     }
     for (const char* key : {"transient", "stop_self", "via_shell", "on_pty"}) {
       if (is_root && bool_at(t, key, false)) {
@@ -245,7 +252,7 @@ class Reader : public TomlReader {
   // The node tree builder knows spawn's options, not perl's system calls.
   void node_only(const TreeNode& n) const {
     if (n.setsid || n.setpgid || n.transient || n.stop_self || n.storm || n.via_shell || n.on_pty ||
-        n.hold || !n.rename.empty() || !n.exec.empty() || !n.threads.empty()) {
+        n.hold || !n.rename.empty() || !n.exec.empty() || !n.threads.empty() || n.vfork_hold) {
       throw InputError(
           fmt::format("{}: member '{}': the node fixture supports role, detached, "
                       "unref, fork, ignore, exit_on and children",

@@ -31,7 +31,8 @@ struct TreeNode {
   // "main-exits" or "fork-from-thread": its children are forked by a second thread (and with
   // main-exits its main thread then exits, so /proc shows its leader as a zombie while it lives).
   std::string threads;
-  std::string rename;  // rewrites its argv and comm to this
+  bool vfork_hold = false;  // waits in vfork() for a child that never execs: SIGSTOP cannot stop it
+  std::string rename;       // rewrites its argv and comm to this
   // The node fixture's child_process options: spawn with detached: true (a session of its own),
   // unref() the child, or start it with fork() (an IPC channel) instead of spawn.
   bool detached = false;

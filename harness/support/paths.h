@@ -4,7 +4,7 @@
 // pointing at the source tree's scenarios/ and fixtures/).
 //
 //   PREFIX/bin/reapcheck
-//   PREFIX/libexec/reapcheck/reapcheck-bystander, reapcheck-thread-member
+//   PREFIX/libexec/reapcheck/reapcheck-bystander, reapcheck-c-member
 //   PREFIX/share/reapcheck/scenarios/ (expectations/ inside), PREFIX/share/reapcheck/fixtures/
 #pragma once
 
