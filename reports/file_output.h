@@ -21,8 +21,9 @@ class ReportWriteError : public std::runtime_error {
 void write_text_file(const std::filesystem::path& file, const std::string& text);
 
 // Whether `file` could be written as write_text_file writes it — a temporary created beside it,
-// then renamed over it, or the special file opened for writing — checked before a run starts, so a bad path costs nothing. Throws
-// ReportWriteError naming the path and the reason. Creates nothing that stays.
+// then renamed over it; a special file, writable — checked before a run starts, so a bad path
+// costs nothing. Throws ReportWriteError naming the path and the reason. Creates nothing that
+// stays.
 void check_writable(const std::filesystem::path& file);
 
 }  // namespace reapcheck

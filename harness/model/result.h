@@ -158,17 +158,18 @@ struct CaseResult : Observations {
   Verdict verdict = Verdict::setup_error;
   std::string reason;  // why the verdict is what it is
   Verdict expected = Verdict::pass;
-  std::string expected_reason;  // why the reaper's expectations declare a weakness, if they do
-                               // (kept under --expect-pass, where `expected` is pass)
-  double tree_ms = 0;           // agent spawn request until every member announced itself
-  double kill_ms = 0;           // kill request until the reaper reported done
-  double case_ms = 0;           // the whole case, sandbox set-up to teardown
-  // CPU time (user + system), to show a loop that spins where it should wait: the reaper host's
-  // own during the kill, what it waited for meanwhile (its ps, an exec: command, the agent), and
-  // the case runner's for the whole case (the ledger's thread included).
+  // Why the reaper's expectations declare a weakness, if they do; kept under --expect-pass,
+  // where `expected` is pass.
+  std::string expected_reason;
+  double tree_ms = 0;  // agent spawn request until every member announced itself
+  double kill_ms = 0;  // kill request until the reaper reported done
+  double case_ms = 0;  // the whole case, sandbox set-up to teardown
   // Where the case's time went, in order: the body's phases (bystanders, spawn, tree, kill,
   // audit, evidence) and the sandbox's own set-up and teardown around them.
   std::vector<std::pair<std::string, double>> phases_ms;
+  // CPU time (user + system), to show a loop that spins where it should wait: the reaper host's
+  // own during the kill, what it waited for meanwhile (its ps, an exec: command, the agent), and
+  // the case runner's for the whole case (the ledger's thread included).
   double reaper_cpu_ms = 0;
   double reaper_children_cpu_ms = 0;
   double harness_cpu_ms = 0;
