@@ -132,7 +132,28 @@ std::vector<std::string> each(const std::vector<T>& items, Show show) {
   return out;
 }
 
+// "…/perl/tree.pl" for a path of more than two components after its first; others unchanged.
+std::string last_two_components(const std::string& word) {
+  const size_t last = word.find_last_of('/');
+  if (last == std::string::npos || last == 0) return word;
+  const size_t before = word.find_last_of('/', last - 1);
+  if (before == std::string::npos || before == 0) return word;
+  return "…" + word.substr(before);
+}
+
 }  // namespace
+
+std::string fitted_argv(const std::vector<std::string>& argv, size_t width) {
+  std::string whole = fmt::format("{}", fmt::join(argv, " "));
+  if (whole.size() <= width) return whole;
+  std::vector<std::string> words;
+  words.reserve(argv.size());
+  for (size_t i = 0; i < argv.size(); ++i) {
+    // The program keeps its path (/usr/bin/perl); its arguments' paths are shortened.
+    words.push_back(i == 0 ? argv[i] : last_two_components(argv[i]));
+  }
+  return cut(fmt::format("{}", fmt::join(words, " ")), width);
+}
 
 std::string short_reason(const CaseResult& c) {
   return cut(c.reason, kEvidenceLimits.reason);

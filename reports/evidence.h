@@ -32,6 +32,11 @@ struct EvidenceSection {
   bool preformatted = false;       // a process forest: keep its indentation
 };
 
+// `argv` joined, within `width` characters: whole when it fits; else each long path by its last
+// two components ("/usr/bin/perl …/perl/tree.pl …/.reapcheck/spec.json"), so that a deep
+// install or worktree path does not push the script's name out of the line; then cut.
+std::string fitted_argv(const std::vector<std::string>& argv, size_t width);
+
 // The judge's reason, cut to kEvidenceLimits.reason.
 std::string short_reason(const CaseResult& c);
 

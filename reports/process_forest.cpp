@@ -12,10 +12,15 @@ namespace {
 
 void draw(const std::vector<ProcessRecord>& all, const ProcessRecord& p, int depth,
           const std::string& indent, size_t width, std::string& out) {
-  const std::string row = fmt::format("{}{:<6} pgid {:<6} sid {:<6} {} {:<12} {}",
-                                      std::string(static_cast<size_t>(depth) * 2, ' '), p.pid,
-                                      p.pgid, p.sid, p.state, p.role, p.command_line());
-  out += indent + (width > 0 ? cut(row, width) : row) + "\n";
+  const std::string head = fmt::format("{}{:<6} pgid {:<6} sid {:<6} {} {:<12} ",
+                                       std::string(static_cast<size_t>(depth) * 2, ' '), p.pid,
+                                       p.pgid, p.sid, p.state, p.role);
+  if (width == 0) {
+    out += indent + head + p.command_line() + "\n";
+  } else {
+    const size_t room = width > head.size() + 20 ? width - head.size() : 20;
+    out += indent + cut(head + fitted_argv(p.argv, room), width) + "\n";
+  }
   for (const auto& c : all) {
     if (c.ppid == p.pid && c.pid != p.pid) draw(all, c, depth + 1, indent, width, out);
   }

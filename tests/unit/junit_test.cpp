@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <pugixml.hpp>
@@ -99,6 +101,16 @@ TEST(Evidence, CutKeepsWholeCharacters) {
   EXPECT_EQ(cut("abcdef", 4), "abc…");
   EXPECT_EQ(cut("ab×de", 4), "ab×…");
   EXPECT_EQ(cut("ab×d", 4), "ab×d");
+}
+
+// A deep install or worktree path does not push the script's name out of a survivor's row.
+TEST(Evidence, ALongArgvKeepsTheScriptsName) {
+  const std::vector<std::string> argv = {
+      "/usr/bin/perl", "/opt/a/deep/install/prefix/share/reapcheck/fixtures/perl/tree.pl",
+      "/tmp/reapcheck-AbCdEf/worktree/.reapcheck/spec.json"};
+  EXPECT_EQ(fitted_argv(argv, 200), fmt::format("{}", fmt::join(argv, " ")));  // it fits
+  EXPECT_EQ(fitted_argv(argv, 60), "/usr/bin/perl …/perl/tree.pl …/.reapcheck/spec.json");
+  EXPECT_EQ(fitted_argv({"sleep", "infinity"}, 5), "slee…");
 }
 
 // The headline names who was hit, with what, by whom, as the signal ledger recorded it.
