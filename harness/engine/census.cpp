@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "harness/model/text.h"
@@ -91,10 +92,11 @@ bool Census::alive(pid_t pid) {
   return fd && !reaper::pidfd_exited(fd->get());
 }
 
-std::vector<std::string> Census::dead_members() const {
+std::vector<std::string> Census::dead_members(const std::vector<pid_t>& except) const {
   const std::lock_guard lock(mutex_);
   std::vector<std::string> out;
   for (const auto& [pid, known] : members_) {
+    if (std::find(except.begin(), except.end(), pid) != except.end()) continue;
     if (reaper::pidfd_exited(known.pidfd.get())) {
       out.push_back(known.role + " (pid " + std::to_string(pid) + ")");
     }

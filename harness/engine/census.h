@@ -39,8 +39,8 @@ class Census {
   // Every process `kill(-1)` from `sender` reaches now: all but PID 1 and the sender itself.
   std::vector<Party> everyone_but(pid_t sender) const;
 
-  // The announced members that have exited, as "role (pid N)".
-  std::vector<std::string> dead_members() const;
+  // The announced members that have exited, as "role (pid N)", but for those in `except`.
+  std::vector<std::string> dead_members(const std::vector<pid_t>& except = {}) const;
   // The announced members that catch no signal yet exited by exit(), not by a signal: no signal
   // can have made them, so they ended on their own.
   std::vector<std::string> exited_unbidden() const;

@@ -92,6 +92,7 @@ void SignalLedger::race_staged(const std::vector<pid_t>& released) {
     const std::lock_guard lock(mutex_);
     race_armed_ = false;
     released_.insert(released_.end(), released.begin(), released.end());
+    ever_released_.insert(ever_released_.end(), released.begin(), released.end());
   }
   const uint64_t one = 1;
   (void)!::write(wake_.get(), &one, sizeof one);
@@ -186,7 +187,7 @@ void SignalLedger::answer(const seccomp_notif& call, bool unsettled) {
                       : static_cast<int>(call.data.args[1]);
   if (sig != 0 && from_reaper(static_cast<pid_t>(call.pid))) {
     const std::lock_guard lock(mutex_);
-    if (!reaper_signalled_) gone_before_ = census_.dead_members();
+    if (!reaper_signalled_) gone_before_ = census_.dead_members(ever_released_);
     reaper_signalled_ = true;
   }
   SignalRecord record;

@@ -34,7 +34,9 @@ class SignalLedger {
   std::vector<SignalRecord> records(Clock::time_point epoch) const;
 
   // The members that had already exited when the reaper's side first signalled anything (the
-  // existence probe aside): the tree it met was not the one announced.
+  // existence probe aside): the tree it met was not the one announced. Held members the race
+  // let go (race_staged) are not among them: the harness ended those, once the reaper had
+  // reported done or the decoy was in place.
   std::vector<std::string> gone_before_the_reaper() const;
 
   // A PID-reuse race (race.h) is armed: once every process behind `triggers` has exited, the
@@ -85,6 +87,7 @@ class SignalLedger {
   std::vector<reaper::UniqueFd> race_triggers_;
   bool race_armed_ = false;
   std::vector<pid_t> released_;
+  std::vector<pid_t> ever_released_;  // every held member the race let go
   bool reaper_signalled_ = false;
   std::vector<std::string> gone_before_;
   // The serving thread's alone:
