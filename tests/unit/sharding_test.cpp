@@ -30,7 +30,8 @@ TEST(Shard, TheSlicesCoverEveryCellOnce) {
   for (size_t cell = 0; cell < 20; ++cell) EXPECT_EQ(seen.count(cell), 1u) << cell;
 }
 
-RunResult slice(const std::string& shard, std::vector<std::pair<std::string, std::string>> cells) {
+RunResult slice(const std::string& shard,
+                const std::vector<std::pair<std::string, std::string>>& cells) {
   RunResult r;
   r.info.plan_scenarios = {"a", "b"};
   r.info.plan_reapers = {"x", "y"};
