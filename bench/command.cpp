@@ -121,6 +121,7 @@ int run_bench(const ScenarioSet& inputs, const BenchArgs& args) {
   evaluate_targets(result);
   const std::string markdown = bench_markdown(result);
   const std::filesystem::path dir(args.out_dir);
+  std::filesystem::create_directories(dir);  // --out names a folder to create
   const nlohmann::json j = result;
   const std::filesystem::path json_file =
       args.json_file.empty() ? dir / "bench.json" : std::filesystem::path(args.json_file);

@@ -3,12 +3,19 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "reports/process_forest.h"
 
 namespace reapcheck {
 namespace {
+
+constexpr size_t kSummaryWidth = 300;  // a CI tool's headline: one line, a few clauses
+constexpr size_t kArgvInSummary = 40;
+constexpr size_t kNamedInSummary = 2;  // processes named in the headline before "and N more"
+constexpr size_t kArgvInLedger = 24;   // a ledger record's sender argv, so its target shows
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -17,45 +24,227 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
+// The first kEvidenceLimits.processes of `lines`, each cut to `width`, and how many were left.
+std::vector<std::string> bounded(const std::vector<std::string>& lines, std::string_view what,
+                                 size_t width = kEvidenceLimits.width) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < lines.size() && i < kEvidenceLimits.processes; ++i) {
+    out.push_back(cut(lines[i], width));
+  }
+  if (lines.size() > kEvidenceLimits.processes) {
+    out.push_back(fmt::format("… and {} more {} (results.json lists all {})",
+                              lines.size() - kEvidenceLimits.processes, what, lines.size()));
+  }
+  return out;
+}
+
+// argv as a headline shows it: paths by their last component ("perl tree.pl spec.json").
+std::string short_argv(const std::vector<std::string>& argv) {
+  std::vector<std::string> words;
+  for (const auto& a : argv) {
+    const size_t slash = a.find_last_of('/');
+    words.push_back(slash == std::string::npos || slash + 1 == a.size() ? a : a.substr(slash + 1));
+  }
+  return cut(fmt::format("{}", fmt::join(words, " ")), kArgvInSummary);
+}
+
+// "a, b and 3 more": the first few of `items`, then how many were left out.
+std::string first_few(const std::vector<std::string>& items) {
+  std::vector<std::string> shown(
+      items.begin(),
+      items.begin() + static_cast<std::ptrdiff_t>(std::min(items.size(), kNamedInSummary)));
+  std::string out = fmt::format("{}", fmt::join(shown, ", "));
+  if (items.size() > shown.size()) out += fmt::format(" and {} more", items.size() - shown.size());
+  return out;
+}
+
+// Who outside the tree got what from whom, from the ledger (or, without it, the bystanders).
+std::vector<std::string> hit_clauses(const CaseResult& c) {
+  std::vector<std::string> hits;
+  std::set<std::string> seen;
+  for (const auto& r : c.signals) {
+    if (!r.hit_outside()) continue;
+    for (const auto& p : r.reached) {
+      if (p.kind != Party::Kind::bystander && p.kind != Party::Kind::harness) continue;
+      std::string clause = fmt::format("{} got {} from pid {} ({})", p.role, r.signal, r.sender.pid,
+                                       short_argv(r.sender_argv));
+      if (seen.insert(clause).second) hits.push_back(std::move(clause));
+    }
+  }
+  if (hits.empty()) {
+    for (const auto& b : c.bystanders_hit) {
+      hits.push_back(fmt::format("{} (pid {}) got {} {}", b.role, b.pid, b.signal, b.sender()));
+    }
+  }
+  return hits;
+}
+
+std::vector<std::string> stray_clauses(const CaseResult& c) {
+  std::vector<std::string> out;
+  for (const auto& r : c.signals) {
+    if (r.stray()) {
+      out.push_back(fmt::format("{} to {} where nothing lived, from pid {} ({})", r.signal,
+                                r.target, r.sender.pid, short_argv(r.sender_argv)));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> late_clauses(const CaseResult& c) {
+  std::vector<std::string> out;
+  for (const auto& l : c.late) {
+    out.push_back(
+        fmt::format("{} (pid {}) alive when the reaper returned{}", l.process.role, l.process.pid,
+                    l.died_after_ms >= 0 ? fmt::format(", died {:.0f} ms later", l.died_after_ms)
+                                         : std::string()));
+  }
+  return out;
+}
+
+EvidenceSection survivors_section(const CaseResult& c) {
+  const size_t shown = std::min(c.survivors.size(), kEvidenceLimits.processes);
+  const std::vector<ProcessRecord> first(c.survivors.begin(),
+                                         c.survivors.begin() + static_cast<std::ptrdiff_t>(shown));
+  EvidenceSection s{"survivors", lines_of(process_forest(first, "", kEvidenceLimits.width)), true};
+  if (c.survivors.size() > shown) {
+    s.lines.push_back(fmt::format("… and {} more (results.json lists all {})",
+                                  c.survivors.size() - shown, c.survivors.size()));
+  }
+  return s;
+}
+
+std::vector<std::string> late_lines(const CaseResult& c) {
+  std::vector<std::string> out;
+  for (const auto& l : c.late) {
+    out.push_back(fmt::format("{} (pid {}): {}", l.process.role, l.process.pid,
+                              l.died_after_ms >= 0
+                                  ? fmt::format("died {:.0f} ms later", l.died_after_ms)
+                                  : std::string("still alive at the settle deadline")));
+  }
+  return out;
+}
+
+template <typename T, typename Show>
+std::vector<std::string> each(const std::vector<T>& items, Show show) {
+  std::vector<std::string> out;
+  out.reserve(items.size());
+  for (const auto& item : items) out.push_back(show(item));
+  return out;
+}
+
+// "…/perl/tree.pl" for a path of more than two components after its first; others unchanged.
+std::string last_two_components(const std::string& word) {
+  const size_t last = word.find_last_of('/');
+  if (last == std::string::npos || last == 0) return word;
+  const size_t before = word.find_last_of('/', last - 1);
+  if (before == std::string::npos || before == 0) return word;
+  return "…" + word.substr(before);
+}
+
 }  // namespace
+
+std::string fitted_argv(const std::vector<std::string>& argv, size_t width) {
+  std::string whole = fmt::format("{}", fmt::join(argv, " "));
+  if (whole.size() <= width) return whole;
+  std::vector<std::string> words;
+  words.reserve(argv.size());
+  for (size_t i = 0; i < argv.size(); ++i) {
+    // The program keeps its path (/usr/bin/perl); its arguments' paths are shortened.
+    words.push_back(i == 0 ? argv[i] : last_two_components(argv[i]));
+  }
+  return cut(fmt::format("{}", fmt::join(words, " ")), width);
+}
+
+std::string short_reason(const CaseResult& c) {
+  return cut(c.reason, kEvidenceLimits.reason);
+}
+
+std::string evidence_summary(const CaseResult& c) {
+  std::vector<std::string> parts;
+  if (auto hits = hit_clauses(c); !hits.empty()) parts.push_back(first_few(hits));
+  if (c.verdict == Verdict::reaper_error || c.verdict == Verdict::reaper_timeout) {
+    parts.push_back(c.reaper_outcome.message);
+  }
+  if (!c.survivors.empty()) {
+    parts.push_back(first_few(each(c.survivors,
+                                   [](const ProcessRecord& p) {
+                                     return fmt::format("{} (pid {}, {})", p.role, p.pid,
+                                                        short_argv(p.argv));
+                                   })) +
+                    " survived");
+  }
+  for (const auto& p : c.open_ports) {
+    parts.push_back(fmt::format("port {} ({}) held{}", p.port, p.role,
+                                p.pid != 0 ? fmt::format(" by pid {}", p.pid) : std::string()));
+  }
+  if (c.verdict == Verdict::stray_signal) parts.push_back(first_few(stray_clauses(c)));
+  if (c.verdict == Verdict::late) parts.push_back(first_few(late_clauses(c)));
+  if (parts.empty()) parts.push_back(c.reason);
+  return cut(fmt::format("{}", fmt::join(parts, "; ")), kSummaryWidth);
+}
 
 std::vector<EvidenceSection> evidence_sections(const CaseResult& c) {
   std::vector<EvidenceSection> out;
-  if (!c.survivors.empty()) {
-    out.push_back({"survivors", lines_of(process_forest(c.survivors, "")), true});
-  }
+  if (!c.survivors.empty()) out.push_back(survivors_section(c));
   if (!c.late.empty()) {
-    EvidenceSection s{"alive and not dying when the reaper reported done", {}, false};
-    for (const auto& l : c.late) {
-      s.lines.push_back(fmt::format("{} (pid {}): {}", l.process.role, l.process.pid,
-                                    l.died_after_ms >= 0
-                                        ? fmt::format("died {:.0f} ms later", l.died_after_ms)
-                                        : std::string("still alive at the settle deadline")));
-    }
-    out.push_back(std::move(s));
+    out.push_back({"alive and not dying when the reaper reported done",
+                   bounded(late_lines(c), "members"), false});
   }
   if (!c.bystanders_hit.empty()) {
-    EvidenceSection s{"bystanders hit", {}, false};
-    for (const auto& b : c.bystanders_hit) {
-      s.lines.push_back(fmt::format("{} (pid {}) got {} {}", b.role, b.pid, b.signal, b.sender()));
-    }
-    out.push_back(std::move(s));
+    out.push_back({"bystanders hit",
+                   bounded(each(c.bystanders_hit,
+                                [](const BystanderHit& b) {
+                                  return fmt::format("{} (pid {}) got {} {}", b.role, b.pid,
+                                                     b.signal, b.sender());
+                                }),
+                           "hits"),
+                   false});
   }
-  EvidenceSection sent{"signals from the reaper's side (the ledger)", {}, false};
+  std::vector<std::string> sent;
   for (const auto& r : c.signals) {
-    if (r.counts()) sent.lines.push_back(r.summary());
+    if (r.counts()) sent.push_back(r.summary(kArgvInLedger));
   }
-  if (!sent.lines.empty()) out.push_back(std::move(sent));
+  if (!sent.empty()) {
+    // A record names its sender, the call and what it reached: wider than a forest row.
+    out.push_back({"signals from the reaper's side (the ledger)",
+                   bounded(sent, "calls", kEvidenceLimits.width * 3 / 2), false});
+  }
   if (!c.reaper_left_running.empty()) {
-    EvidenceSection s{"the reaper's own processes still running when it returned", {}, false};
-    for (const auto& p : c.reaper_left_running) {
-      s.lines.push_back(fmt::format("pid {}: {}", p.pid, p.command_line()));
-    }
-    out.push_back(std::move(s));
+    out.push_back({"the reaper's own processes still running when it returned",
+                   bounded(each(c.reaper_left_running,
+                                [](const ProcessRecord& p) {
+                                  return fmt::format("pid {}: {}", p.pid, p.command_line());
+                                }),
+                           "processes"),
+                   false});
   }
-  if (c.race) out.push_back({"race", {c.race->detail}, false});
-  if (!c.missing_evidence.empty()) out.push_back({"evidence missing", c.missing_evidence, false});
-  if (!c.reaper_steps.empty()) out.push_back({"reaper steps", c.reaper_steps, false});
+  if (c.race) out.push_back({"race", bounded({c.race->detail}, "lines"), false});
+  if (!c.missing_evidence.empty()) {
+    out.push_back({"evidence missing", bounded(c.missing_evidence, "gaps"), false});
+  }
+  if (!c.reaper_steps.empty()) {
+    out.push_back({"reaper steps", bounded(c.reaper_steps, "steps"), false});
+  }
+  return out;
+}
+
+std::vector<std::string> lesson_lines(const CaseResult& c, const ScenarioNotes* notes) {
+  std::vector<std::string> out;
+  if (notes != nullptr && !notes->description.empty()) {
+    out.push_back("scenario: " + notes->description);
+  }
+  if (!c.expected_reason.empty()) {
+    out.push_back(fmt::format("why {} fails it: {}", c.reaper, c.expected_reason));
+  }
+  if (notes == nullptr) return out;
+  std::vector<std::string> others;
+  for (const auto& id : notes->passing) {
+    if (id != c.reaper) others.push_back(id);
+  }
+  if (others.empty()) return out;
+  out.push_back(cut(fmt::format("reapers that pass it: {} — try --reaper {}",
+                                fmt::join(others, ", "), others.front()),
+                    kEvidenceLimits.width + 40));
   return out;
 }
 

@@ -1,5 +1,6 @@
-// matrix.html: one self-contained page (no scripts, no network) showing scenario rows × reaper
-// columns, each cell coloured by verdict and opening onto its evidence.
+// matrix.html: one self-contained page (no network; one inline script for the filters) showing
+// scenario rows × reaper columns, each cell labelled and coloured by verdict, linkable, and
+// opening onto its evidence; a block says which reapcheck, kernel and options made it, and when.
 #pragma once
 
 #include <filesystem>

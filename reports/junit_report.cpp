@@ -13,18 +13,130 @@
 namespace reapcheck {
 namespace {
 
-std::string failure_text(const CaseResult& c) {
-  std::string text =
-      fmt::format("verdict {}, expected {}", to_string(c.verdict), to_string(c.expected));
-  if (!c.expected_reason.empty()) text += fmt::format(" ({})", c.expected_reason);
-  text += "\nreason: " + c.reason + "\n";
+// A suite's <system-out> holds the evidence of its expected weaknesses, up to this many bytes;
+// results.json has the rest.
+constexpr size_t kSystemOutBytes = size_t{16} * 1024;
+
+std::string case_name(const RunResult& run, const CaseResult& c) {
+  return c.scenario + (run.repeat > 1 ? fmt::format(" #{}", c.run) : "");
+}
+
+// The failure message CI tools show as the headline: the verdict and the evidence in one line.
+std::string headline(const CaseResult& c) {
+  return fmt::format("{} (expected {}): {}", to_string(c.verdict), to_string(c.expected),
+                     evidence_summary(c));
+}
+
+// The whole bounded story of one case: verdict, reason, what to learn, evidence.
+std::string case_text(const RunResult& run, const CaseResult& c) {
+  std::string text = fmt::format("verdict {}, expected {}\nreason: {}\n", to_string(c.verdict),
+                                 to_string(c.expected), short_reason(c));
+  const auto notes = run.scenarios.find(c.scenario);
+  for (const auto& line :
+       lesson_lines(c, notes == run.scenarios.end() ? nullptr : &notes->second)) {
+    text += line + "\n";
+  }
   return text + evidence_text(c, "");
 }
 
-void add_property(pugi::xml_node props, const char* name, const std::string& value) {
+void add_property(pugi::xml_node props, const std::string& name, const std::string& value) {
   auto p = props.append_child("property");
-  p.append_attribute("name") = name;
+  p.append_attribute("name") = name.c_str();
   p.append_attribute("value") = value.c_str();
+}
+
+// Jenkins' junit-10.xsd and the Ant schema allow properties on a suite only, so each case's go
+// there, named "<case>.<property>".
+void add_case_properties(pugi::xml_node props, const std::string& name, const CaseResult& c) {
+  add_property(props, name + ".tags", fmt::format("{}", fmt::join(c.tags, ",")));
+  add_property(props, name + ".verdict", std::string(to_string(c.verdict)));
+  add_property(props, name + ".expected", std::string(to_string(c.expected)));
+  if (!c.expected_reason.empty()) add_property(props, name + ".expected_reason", c.expected_reason);
+  add_property(props, name + ".tree_ms", fmt::format("{:.1f}", c.tree_ms));
+  add_property(props, name + ".kill_ms", fmt::format("{:.1f}", c.kill_ms));
+  add_property(props, name + ".all_dead_ms", fmt::format("{:.1f}", c.all_dead_ms));
+}
+
+void add_run_properties(pugi::xml_node props, const RunResult& run) {
+  add_property(props, "reapcheck.version", run.info.version);
+  add_property(props, "kernel", run.info.kernel);
+  if (!run.info.shard.empty()) add_property(props, "shard", run.info.shard);
+  for (const auto& [name, value] : run.info.options) add_property(props, "option." + name, value);
+}
+
+struct Counts {
+  int failures = 0;
+  int skipped = 0;
+  double seconds = 0;
+};
+
+// One <testcase>: a failure with the evidence as message and text, a skip with its reason, or
+// nothing (a pass or a known weakness, whose evidence goes to the suite's system-out).
+void add_case(pugi::xml_node suite, const RunResult& run, const CaseResult& c, Counts& n) {
+  auto tc = suite.append_child("testcase");
+  tc.append_attribute("classname") = c.reaper.c_str();
+  tc.append_attribute("name") = case_name(run, c).c_str();
+  tc.append_attribute("time") = fmt::format("{:.3f}", c.case_ms / 1000).c_str();
+  n.seconds += c.case_ms / 1000;
+  if (c.verdict == Verdict::skipped) {
+    ++n.skipped;
+    tc.append_child("skipped").append_attribute("message") = c.reason.c_str();
+  } else if (!c.as_expected()) {
+    ++n.failures;
+    auto f = tc.append_child("failure");
+    f.append_attribute("message") = headline(c).c_str();
+    f.append_attribute("type") = std::string(to_string(c.verdict)).c_str();
+    f.append_child(pugi::node_pcdata).set_value(case_text(run, c).c_str());
+  }
+}
+
+// Expected weaknesses still carry their evidence, so a known leak can be read in CI: in the
+// suite's <system-out> (neither schema allows one in a testcase), bounded.
+std::string known_evidence(const RunResult& run, const std::vector<const CaseResult*>& cases) {
+  std::string out;
+  int left_out = 0;
+  for (const CaseResult* c : cases) {
+    if (!c->as_expected() || c->verdict == Verdict::pass || c->verdict == Verdict::skipped) {
+      continue;
+    }
+    std::string entry =
+        fmt::format("=== {}: {} (known): {}\n{}\n", case_name(run, *c), to_string(c->verdict),
+                    evidence_summary(*c), case_text(run, *c));
+    if (out.size() + entry.size() > kSystemOutBytes - 200) {
+      ++left_out;
+      continue;
+    }
+    out += entry;
+  }
+  if (left_out > 0) {
+    out +=
+        fmt::format("… and {} more known weaknesses: results.json has their evidence\n", left_out);
+  }
+  return out;
+}
+
+void add_suite(pugi::xml_node suites, const RunResult& run, const std::string& reaper,
+               const std::vector<const CaseResult*>& cases, int id, const std::string& stamp) {
+  auto suite = suites.append_child("testsuite");
+  suite.append_attribute("name") = reaper.c_str();
+  suite.append_attribute("package") = "reapcheck";
+  suite.append_attribute("id") = id;
+  suite.append_attribute("timestamp") = stamp.c_str();
+  suite.append_attribute("hostname") = run.info.host.empty() ? "localhost" : run.info.host.c_str();
+  auto props = suite.append_child("properties");
+  add_run_properties(props, run);
+  for (const CaseResult* c : cases) add_case_properties(props, case_name(run, *c), *c);
+  Counts n;
+  for (const CaseResult* c : cases) add_case(suite, run, *c, n);
+  suite.append_child("system-out")
+      .append_child(pugi::node_pcdata)
+      .set_value(known_evidence(run, cases).c_str());
+  suite.append_child("system-err");
+  suite.append_attribute("tests") = static_cast<int>(cases.size());
+  suite.append_attribute("failures") = n.failures;
+  suite.append_attribute("errors") = 0;
+  suite.append_attribute("skipped") = n.skipped;
+  suite.append_attribute("time") = fmt::format("{:.3f}", n.seconds).c_str();
 }
 
 }  // namespace
@@ -32,59 +144,13 @@ void add_property(pugi::xml_node props, const char* name, const std::string& val
 std::string junit_xml(const RunResult& run) {
   std::map<std::string, std::vector<const CaseResult*>> by_reaper;
   for (const auto& c : run.cases) by_reaper[c.reaper].push_back(&c);
-
+  // The Ant schema requires a timestamp: the epoch for a results.json from before runs kept one.
+  const std::string stamp = run.info.started.empty() ? "1970-01-01T00:00:00" : run.info.started;
   pugi::xml_document doc;
+  // No attributes: the Ant schema allows none on <testsuites>; readers sum the suites.
   auto suites = doc.append_child("testsuites");
-  suites.append_attribute("name") = "reapcheck";
-  int total = 0, total_failures = 0;
-  for (const auto& [reaper, cases] : by_reaper) {
-    auto suite = suites.append_child("testsuite");
-    suite.append_attribute("name") = reaper.c_str();
-    int failures = 0, skipped = 0;
-    double seconds = 0;
-    for (const CaseResult* c : cases) {
-      auto tc = suite.append_child("testcase");
-      tc.append_attribute("classname") = reaper.c_str();
-      std::string name = c->scenario + (run.repeat > 1 ? fmt::format(" #{}", c->run) : "");
-      tc.append_attribute("name") = name.c_str();
-      tc.append_attribute("time") = fmt::format("{:.3f}", c->case_ms / 1000).c_str();
-      seconds += c->case_ms / 1000;
-      auto props = tc.append_child("properties");
-      add_property(props, "tags", fmt::format("{}", fmt::join(c->tags, ",")));
-      add_property(props, "verdict", std::string(to_string(c->verdict)));
-      add_property(props, "expected", std::string(to_string(c->expected)));
-      if (!c->expected_reason.empty()) add_property(props, "expected_reason", c->expected_reason);
-      add_property(props, "tree_ms", fmt::format("{:.1f}", c->tree_ms));
-      add_property(props, "kill_ms", fmt::format("{:.1f}", c->kill_ms));
-      add_property(props, "all_dead_ms", fmt::format("{:.1f}", c->all_dead_ms));
-      if (c->verdict == Verdict::skipped) {
-        ++skipped;
-        tc.append_child("skipped").append_attribute("message") = c->reason.c_str();
-      } else if (!c->as_expected()) {
-        ++failures;
-        auto f = tc.append_child("failure");
-        std::string message =
-            fmt::format("{} (expected {})", to_string(c->verdict), to_string(c->expected));
-        f.append_attribute("message") = message.c_str();
-        f.append_attribute("type") = std::string(to_string(c->verdict)).c_str();
-        f.append_child(pugi::node_pcdata).set_value(failure_text(*c).c_str());
-      } else {
-        // Expected outcomes still carry their evidence, so a known leak can be read in CI.
-        tc.append_child("system-out")
-            .append_child(pugi::node_pcdata)
-            .set_value(failure_text(*c).c_str());
-      }
-    }
-    suite.append_attribute("tests") = static_cast<int>(cases.size());
-    suite.append_attribute("failures") = failures;
-    suite.append_attribute("errors") = 0;
-    suite.append_attribute("skipped") = skipped;
-    suite.append_attribute("time") = fmt::format("{:.3f}", seconds).c_str();
-    total += static_cast<int>(cases.size());
-    total_failures += failures;
-  }
-  suites.append_attribute("tests") = total;
-  suites.append_attribute("failures") = total_failures;
+  int id = 0;
+  for (const auto& [reaper, cases] : by_reaper) add_suite(suites, run, reaper, cases, id++, stamp);
   std::ostringstream out;
   doc.save(out, "  ");
   return out.str();

@@ -1,5 +1,7 @@
 // junit.xml: one testsuite per reaper, one testcase per scenario (and run, under --repeat).
-// The evidence goes in the failure *text*, which CI servers show; most ignore the message.
+// A failure's message is the evidence in one line (the headline CI tools show); its text the
+// whole bounded evidence. Valid against Jenkins xunit's junit-10.xsd, the Ant schema and our own
+// (reports/schema/).
 #pragma once
 
 #include <filesystem>

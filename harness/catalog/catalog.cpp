@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "reaper/external.h"
+#include "harness/catalog/external.h"
 
 namespace reapcheck {
 namespace {
@@ -34,7 +34,7 @@ ReaperChoice exec_choice(std::string id, std::string command, ReaperChoice::Orig
   std::string technique = "exec: " + command;
   return {origin, std::move(id), std::move(technique),
           [command = std::move(command)](const reaper::ReaperConfig&) {
-            return reaper::make_exec_command(command);
+            return make_exec_command(command);
           },
           std::move(needs)};
 }
@@ -46,7 +46,7 @@ ReaperChoice supervise_choice(std::string id, std::string command, ReaperChoice:
           std::move(id),
           std::move(technique),
           [command = std::move(command)](const reaper::ReaperConfig&) {
-            return reaper::make_supervise(command);
+            return make_supervise(command);
           },
           std::move(needs),
           true};

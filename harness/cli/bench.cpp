@@ -14,10 +14,13 @@ Command bench_command(CLI::App& app, const GlobalArgs& global) {
       "targets; writes bench.json, bench.md (the table) and bench.svg (the plot)");
   cmd->add_flag("--quick", args->quick,
                 "Trees up to 1,000 members, one run each, no matrix: under a minute");
-  cmd->add_option("--json", args->json_file, "Write the JSON here instead of DIR/bench.json");
+  cmd->add_option("--json", args->json_file, "Write the JSON to FILE instead of DIR/bench.json")
+      ->type_name("FILE");
   cmd->add_option("--out", args->out_dir, "Directory for bench.json, bench.md, bench.svg")
+      ->type_name("DIR")
       ->capture_default_str();
   cmd->add_option("-j,--jobs", args->jobs, "Workers for the matrix run")
+      ->type_name("N")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
   return {cmd, [args, &global] { return run_bench(load_inputs(global), *args); }};

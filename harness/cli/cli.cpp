@@ -1,37 +1,90 @@
 #include "harness/cli/cli.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/did_you_mean.h"
 #include "harness/model/toml_reader.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"
 #include "harness/support/paths.h"
+#include "harness/support/version.h"
+#include "reports/file_output.h"
 
 namespace reapcheck {
+namespace {
 
-int run_cli(int argc, char** argv) {
-  CLI::App app{
-      "reapcheck: reproduces the ways a process tree escapes its reaper, runs reapers "
-      "against them in sandboxes, and reports what survived and who was wrongly "
-      "signalled.\n\nExit status: 0 every verdict equals its expectation; 1 a verdict "
-      "differs or repeats disagree; 2 usage or configuration error; 130 interrupted."};
-  app.require_subcommand(1);
-  app.fallthrough();
-  GlobalArgs global{default_scenarios_dir().string()};
+std::vector<std::string> command_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  return names;
+}
+
+// The first word that is neither a global option nor its value: the subcommand the user meant.
+std::string typed_command(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word.rfind("--", 0) == 0 && word.find('=') == std::string::npos) {
+      const CLI::Option* o = app.get_option_no_throw(word);
+      if (o != nullptr && o->get_type_size() > 0) ++i;  // its value follows
+      continue;
+    }
+    if (word.rfind('-', 0) == 0) continue;
+    return word;
+  }
+  return {};
+}
+
+// "reapcheck rn": exit 2 with the subcommands and the closest one, before CLI11's generic error.
+void check_command(const CLI::App& app, int argc, char** argv) {
+  const std::string typed = typed_command(app, argc, argv);
+  const auto names = command_names(app);
+  if (typed.empty() || std::find(names.begin(), names.end(), typed) != names.end()) return;
+  throw UsageError(fmt::format("unknown command '{}'{} (commands: {})", typed,
+                               did_you_mean(typed, names), fmt::join(names, ", ")));
+}
+
+void add_global_options(CLI::App& app, GlobalArgs& global) {
   app.add_option("--scenarios", global.scenario_dir,
                  "Directory of scenario files, with the reapers' expectations in its "
                  "expectations/ folder")
+      ->type_name("DIR")
       ->capture_default_str();
-  const Command commands[] = {list_command(app, global), run_command(app, global),
-                              reproduce_command(app, global), report_command(app, global),
-                              bench_command(app, global)};
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
+  app.add_option("--color", global.color,
+                 "Colour on the terminal: auto (a terminal, unless NO_COLOR is set; FORCE_COLOR "
+                 "forces it), always or never")
+      ->type_name("WHEN")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  app.set_version_flag("--version", fmt::format("reapcheck {}", reapcheck_version()));
+}
 
+// `reapcheck help [CMD]`: the same text as `reapcheck CMD --help`.
+Command help_command(CLI::App& app) {
+  auto topic = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("help", "Show the help of reapcheck or of one command");
+  cmd->add_option("command", *topic, "The command to explain")->type_name("CMD");
+  return {cmd, [&app, topic] {
+            if (topic->empty()) {
+              // Not app.help(): with `help` parsed, CLI11 hands that to the parsed subcommand.
+              fmt::print("{}", app.get_formatter()->make_help(&app, app.get_name(),
+                                                              CLI::AppFormatMode::Normal));
+              return 0;
+            }
+            const auto names = command_names(app);
+            if (std::find(names.begin(), names.end(), *topic) == names.end()) {
+              throw UsageError(fmt::format("no command '{}'{} (commands: {})", *topic,
+                                           did_you_mean(*topic, names), fmt::join(names, ", ")));
+            }
+            fmt::print("{}", app.get_subcommand(*topic)->help());
+            return 0;
+          }};
+}
+
+int run_parsed(const std::vector<Command>& commands) {
   try {
     for (const Command& c : commands) {
       if (c.parser->parsed()) return c.run();
@@ -43,10 +96,42 @@ int run_cli(int argc, char** argv) {
   } catch (const UsageError& e) {
     fmt::print(stderr, "reapcheck: {}\n", e.what());
     return kExitUsage;
+  } catch (const ReportWriteError& e) {
+    fmt::print(stderr, "reapcheck: cannot write {}\n", e.what());
+    return kExitUsage;
   } catch (const Interrupted& e) {
     fmt::print(stderr, "reapcheck: {}\n", e.what());
     return kExitInterrupted;
   }
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{
+      "reapcheck: reproduces the ways a process tree escapes its reaper, runs reapers "
+      "against them in sandboxes, and reports what survived and who was wrongly "
+      "signalled.\n\nExit status: 0 every verdict equals its expectation; 1 a verdict "
+      "differs or repeats disagree; 2 usage or configuration error; 130 interrupted."};
+  app.require_subcommand(1);
+  app.fallthrough();
+  GlobalArgs global{default_scenarios_dir().string()};
+  add_global_options(app, global);
+  const std::vector<Command> commands = {
+      list_command(app, global),   run_command(app, global),   reproduce_command(app, global),
+      report_command(app, global), bench_command(app, global), help_command(app)};
+  try {
+    check_command(app, argc, argv);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "reapcheck: {}\n", e.what());
+    return kExitUsage;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+  return run_parsed(commands);
 }
 
 }  // namespace reapcheck

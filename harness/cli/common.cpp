@@ -1,14 +1,19 @@
 #include "harness/cli/common.h"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <fstream>
 
 #include "harness/catalog/catalog.h"
+#include "harness/cli/did_you_mean.h"
 #include "harness/model/toml_reader.h"
+#include "harness/support/version.h"
 
 namespace reapcheck {
 namespace {
@@ -54,8 +59,9 @@ std::vector<Scenario> select_scenarios(const ScenarioSet& set,
   for (const auto& id : wanted) {
     const Scenario* s = set.find(id);
     if (s == nullptr) {
-      throw UsageError(fmt::format("unknown scenario '{}' (scenarios in {}: {})", id,
-                                   set.dir.string(), fmt::join(set.ids(), ", ")));
+      throw UsageError(fmt::format("unknown scenario '{}'{} (scenarios in {}: {})", id,
+                                   did_you_mean(id, set.ids()), set.dir.string(),
+                                   fmt::join(set.ids(), ", ")));
     }
     out.push_back(*s);
   }
@@ -72,15 +78,51 @@ std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, 
   }
   for (const auto& id : out) {
     if (!resolve_reaper(id)) {
-      throw UsageError(fmt::format("unknown reaper '{}' (valid: {})", id, valid_reaper_ids()));
+      std::vector<std::string> ids;
+      for (const auto& r : reaper_catalog()) ids.push_back(r.id);
+      throw UsageError(fmt::format("unknown reaper '{}'{} (valid: {})", id, did_you_mean(id, ids),
+                                   valid_reaper_ids()));
     }
   }
   return out;
 }
 
-bool use_colour() {
-  const char* no_color = std::getenv("NO_COLOR");
-  return ::isatty(STDOUT_FILENO) != 0 && (no_color == nullptr || *no_color == '\0');
+bool use_colour(const GlobalArgs& global) {
+  if (global.color != "auto") return global.color == "always";
+  auto set = [](const char* var) {
+    const char* v = std::getenv(var);
+    return v != nullptr && *v != '\0';
+  };
+  if (set("NO_COLOR")) return false;
+  if (set("FORCE_COLOR")) return std::string_view(std::getenv("FORCE_COLOR")) != "0";
+  return ::isatty(STDOUT_FILENO) != 0;
+}
+
+std::vector<CatalogueEntry> catalogue_entries() {
+  std::vector<CatalogueEntry> out;
+  for (const auto& r : reaper_catalog()) out.push_back({r.id, r.technique});
+  return out;
+}
+
+std::map<std::string, ScenarioNotes> notes_for(const std::vector<Scenario>& scenarios,
+                                               const ExpectationBook& book) {
+  const auto catalogue = catalogue_entries();
+  std::map<std::string, ScenarioNotes> out;
+  for (const auto& s : scenarios) out[s.id] = scenario_notes(s, book, catalogue);
+  return out;
+}
+
+RunInfo run_info(std::vector<std::pair<std::string, std::string>> options) {
+  RunInfo info;
+  info.version = std::string(reapcheck_version());
+  utsname u{};
+  if (::uname(&u) == 0) {
+    info.kernel = fmt::format("{} {} {}", u.sysname, u.release, u.machine);
+    info.host = u.nodename;
+  }
+  info.started = fmt::format("{:%Y-%m-%dT%H:%M:%S}", fmt::gmtime(std::time(nullptr)));
+  info.options = std::move(options);
+  return info;
 }
 
 int default_jobs() {

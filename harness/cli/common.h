@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/model/notes.h"
+#include "harness/model/result.h"
 #include "harness/model/scenario_set.h"
 
 namespace reapcheck {
@@ -21,7 +23,8 @@ class UsageError : public std::runtime_error {
 
 // Options every subcommand sees.
 struct GlobalArgs {
-  std::string scenario_dir;  // --scenarios DIR
+  std::string scenario_dir;    // --scenarios DIR
+  std::string color = "auto";  // --color auto|always|never
 };
 
 // A subcommand: its CLI11 parser, and what runs once the command line has been parsed.
@@ -47,8 +50,19 @@ std::vector<Scenario> select_scenarios(const ScenarioSet& set,
 // that a build system or a shell would mangle on the way to the command line.
 std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, bool presets);
 
-// Colour on stdout: a terminal, and NO_COLOR unset or empty.
-bool use_colour();
+// Colour on stdout: --color always or never when given; else (auto) none when NO_COLOR is set
+// and not empty, colour when FORCE_COLOR is set and neither empty nor 0, else on a terminal.
+bool use_colour(const GlobalArgs& global);
+
+// The reapers of the catalogue (built-ins, then presets), as the reports may suggest them.
+std::vector<CatalogueEntry> catalogue_entries();
+
+// What the reports teach about each scenario of `scenarios`.
+std::map<std::string, ScenarioNotes> notes_for(const std::vector<Scenario>& scenarios,
+                                               const ExpectationBook& book);
+
+// This machine, this reapcheck and now, for a run's header; `options` as the run was made.
+RunInfo run_info(std::vector<std::pair<std::string, std::string>> options);
 
 // One case per core: a case spends most of its time waiting on processes, but a wide tree or a
 // fork storm keeps a core busy, and the race scenarios need theirs to stay deterministic.

@@ -12,8 +12,28 @@
 namespace reapcheck {
 namespace {
 
-nlohmann::json list_json(const ScenarioSet& set) {
+// Each option's long names (and the short ones), for shell completion.
+nlohmann::json option_names(const CLI::App& app) {
+  nlohmann::json names = nlohmann::json::array();
+  for (const CLI::Option* o : app.get_options()) {
+    for (const auto& n : o->get_lnames()) names.push_back("--" + n);
+    for (const auto& n : o->get_snames()) names.push_back("-" + n);
+  }
+  return names;
+}
+
+// The commands and their options, read from the parser itself, so completion cannot drift.
+nlohmann::json commands_json(const CLI::App& app) {
+  nlohmann::json j = {{"global", option_names(app)}, {"commands", nlohmann::json::object()}};
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    j["commands"][sub->get_name()] = option_names(*sub);
+  }
+  return j;
+}
+
+nlohmann::json list_json(const ScenarioSet& set, const CLI::App& app) {
   nlohmann::json j;
+  j["cli"] = commands_json(app);
   j["reapers"] = nlohmann::json::array();
   j["presets"] = nlohmann::json::array();
   for (const auto& r : reaper_catalog()) {
@@ -73,12 +93,13 @@ void print_list(const ScenarioSet& set) {
 Command list_command(CLI::App& app, const GlobalArgs& global) {
   auto json = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand("list", "List the scenarios and the built-in reapers");
-  cmd->add_flag("--json", *json, "Print as JSON (the source of generated docs and tests)");
-  return {cmd, [json, &global] {
+  cmd->add_flag("--json", *json,
+                "Print as JSON (the source of generated docs, tests and shell completion)");
+  return {cmd, [json, &global, &app] {
             const ScenarioSet set = load_inputs(global);
             note_broken(set);
             if (*json) {
-              fmt::print("{}\n", json_text(list_json(set), 2));
+              fmt::print("{}\n", json_text(list_json(set, app), 2));
             } else {
               print_list(set);
             }

@@ -1,47 +1,83 @@
 // `reapcheck report`: the reports written again from a results.json (the HTML matrix, JUnit, the
-// terminal matrix), as `run` writes them.
+// terminal matrix), as `run` writes them; with --merge, from the results.json of every slice of
+// a sharded run, joined into the result of the whole plan.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/cli/commands.h"
-#include "reports/html_report.h"
+#include "harness/cli/outputs.h"
+#include "harness/model/merge.h"
+#include "harness/model/summary.h"
+#include "harness/support/exit_status.h"
 #include "reports/json_report.h"
-#include "reports/junit_report.h"
 #include "reports/text_matrix.h"
 
 namespace reapcheck {
 namespace {
 
 struct ReportArgs {
-  std::string input;
-  std::string html;
-  std::string junit;
+  std::vector<std::string> inputs;
+  bool merge = false;
+  OutputFiles outputs;  // --json, --junit, --html
 };
 
-int report(const ReportArgs& args) {
-  RunResult results;
+RunResult read_input(const std::string& file) {
   try {
-    results = read_json_report(args.input);
+    return read_json_report(file);
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
-  if (!args.html.empty()) write_html_report(results, args.html);
-  if (!args.junit.empty()) write_junit_report(results, args.junit);
-  fmt::print("{}{}", text_matrix(results, use_colour()), text_deviations(results));
-  return 0;
+}
+
+RunResult merged(const std::vector<std::string>& files) {
+  std::vector<RunResult> slices;
+  slices.reserve(files.size());
+  for (const auto& f : files) slices.push_back(read_input(f));
+  Merged m;
+  try {
+    m = merge_runs(slices, files);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+  if (!m.missing.empty()) {
+    fmt::print(stderr, "reapcheck: the slices hold no result for {} cell(s) of the plan: {}\n",
+               m.missing.size(), fmt::join(m.missing, ", "));
+  }
+  return std::move(m.run);
+}
+
+int report(const GlobalArgs& global, const ReportArgs& args) {
+  if (!args.merge && args.inputs.size() > 1) {
+    throw UsageError("several results files: add --merge to join the slices of a sharded run");
+  }
+  check_outputs(args.outputs);
+  const RunResult results = args.merge ? merged(args.inputs) : read_input(args.inputs.front());
+  fmt::print("{}{}", text_matrix(results, use_colour(global)), text_deviations(results));
+  if (!write_outputs(results, args.outputs)) return kExitUsage;
+  return args.merge && !summarise(results).ok() ? kExitDeviation : kExitOk;
 }
 
 }  // namespace
 
-Command report_command(CLI::App& app, const GlobalArgs&) {
+Command report_command(CLI::App& app, const GlobalArgs& global) {
   auto args = std::make_shared<ReportArgs>();
   auto* cmd = app.add_subcommand(
-      "report", "Write reports again from a results.json (HTML matrix, JUnit, terminal matrix)");
-  cmd->add_option("results", args->input, "A results.json written by `reapcheck run`")
+      "report",
+      "Write reports again from a results.json (HTML matrix, JUnit, terminal matrix), or join "
+      "the results of the slices of a sharded run (--merge)");
+  cmd->add_option("results", args->inputs, "results.json written by `reapcheck run`")
+      ->type_name("FILE")
       ->required()
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--html", args->html, "Write the HTML matrix to FILE");
-  cmd->add_option("--junit", args->junit, "Write JUnit XML to FILE");
-  return {cmd, [args] { return report(*args); }};
+      // Without its description, so that the help says FILE and not FILE:FILE.
+      ->check(CLI::Validator(CLI::ExistingFile).description(""));
+  cmd->add_flag("--merge", args->merge,
+                "Join the results.json of every `run --shard K/N` into one run's results; exits "
+                "1 when a verdict differs from its expectation, as `run` does");
+  cmd->add_option("--html", args->outputs.html, "Write the HTML matrix to FILE")->type_name("FILE");
+  cmd->add_option("--junit", args->outputs.junit, "Write JUnit XML to FILE")->type_name("FILE");
+  cmd->add_option("--json", args->outputs.json, "Write the (merged) results as JSON to FILE")
+      ->type_name("FILE");
+  return {cmd, [args, &global] { return report(global, *args); }};
 }
 
 }  // namespace reapcheck

@@ -3,14 +3,18 @@
 // still answering. --no-sandbox runs it on this machine, saying first what it will do.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 #include "harness/cli/commands.h"
 #include "harness/engine/case.h"
 #include "harness/engine/fixture.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"
-#include "reports/evidence.h"
-#include "reports/process_forest.h"
+#include "reports/reproduce_report.h"
 
 namespace reapcheck {
 namespace {
@@ -38,30 +42,32 @@ void announce_host_run(const Scenario& scenario, const ReproduceArgs& args) {
                        : "Whatever survives is killed afterwards (--keep leaves it running).");
 }
 
-void print_outcome(const CaseResult& c, const ReproduceArgs& args) {
-  fmt::print("\n{}: {} — {}\n", c.scenario, to_string(c.verdict), c.reason);
-  if (!c.survivors.empty()) fmt::print("\nLeaked processes:\n{}", process_forest(c.survivors));
-  for (const auto& s : evidence_sections(c)) {
-    if (s.title == "survivors") continue;  // the forest above
-    fmt::print("\n{}:\n", s.title);
-    for (const auto& line : s.lines) fmt::print("  {}\n", line);
-  }
-  if (!c.open_ports.empty()) {
-    fmt::print("\nPorts still answering:\n");
-    for (const auto& p : c.open_ports) {
-      fmt::print("  127.0.0.1:{} ({}) held by pid {}\n", p.port, p.role, p.pid);
-    }
-  }
-  if (c.survivors.empty() && c.open_ports.empty()) fmt::print("\nNothing leaked.\n");
+void print_outcome(const CaseResult& c, const ScenarioNotes& notes, const ReproduceArgs& args,
+                   const std::filesystem::path& kept) {
+  fmt::print("{}", reproduce_report(c, &notes));
   if (!args.no_sandbox) {
     fmt::print("\nThe sandbox has ended: nothing above is still running.\n");
-  } else if (args.keep && !c.survivors.empty()) {
+  } else if (args.keep) {
     std::vector<pid_t> pids;
     for (const auto& s : c.survivors) pids.push_back(s.pid);
-    fmt::print("\nLeft running (--keep); end them with: kill -9 {}\n", fmt::join(pids, " "));
+    if (!pids.empty()) {
+      fmt::print("\nLeft running (--keep); end them with: kill -9 {}\n", fmt::join(pids, " "));
+    }
+    fmt::print("The worktree they ran in is kept: {}\n", (kept / "worktree").string());
   } else {
     fmt::print("\nCleaned up: every process the reproduction started has been killed.\n");
   }
+}
+
+// --keep: a scratch directory that outlives the reproduction, for its worktree.
+std::filesystem::path kept_scratch() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/reapcheck-reproduce-XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) {
+    throw UsageError(fmt::format("--keep: cannot create {}: {}", dir, std::strerror(errno)));
+  }
+  return dir;
 }
 
 int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
@@ -75,18 +81,23 @@ int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
   options.settle = std::chrono::milliseconds(args.settle_ms);
   options.on_host = args.no_sandbox;
   options.keep = args.keep;
+  if (args.keep && !args.no_sandbox) {
+    throw UsageError("--keep needs --no-sandbox: a sandbox's processes end with it");
+  }
   if (args.no_sandbox) {
     if (auto refusal = host_run_refusal(scenario, reaper); !refusal.empty()) {
       throw UsageError("--no-sandbox: " + refusal);
     }
     announce_host_run(scenario, args);
+    if (args.keep) options.scratch = kept_scratch();
   }
   watch_interrupts();
   fmt::print("Reproducing {} with {} ({})...\n", scenario.id, reaper,
              args.no_sandbox ? "on this machine" : "in a sandbox; pids are the sandbox's");
   const CaseResult c =
       run_case(make_job(scenario, reaper, set.expectations, /*expect_pass=*/false), options);
-  print_outcome(c, args);
+  const ScenarioNotes notes = notes_for({scenario}, set.expectations).at(scenario.id);
+  print_outcome(c, notes, args, options.scratch);
   return c.as_expected() ? kExitOk : kExitDeviation;
 }
 
@@ -98,14 +109,22 @@ Command reproduce_command(CLI::App& app, const GlobalArgs& global) {
       "reproduce",
       "Reproduce one scenario by hand (default: the npm dev-server leak) and show what "
       "leaked and which ports still answer");
-  cmd->add_option("scenario", args->scenario, "Scenario id")->capture_default_str();
-  cmd->add_option("--reaper", args->reaper, "Reaper id")->capture_default_str();
+  cmd->add_option("scenario", args->scenario, "Scenario id")
+      ->type_name("SCENARIO")
+      ->capture_default_str();
+  cmd->add_option("--reaper", args->reaper, "Reaper id")->type_name("ID")->capture_default_str();
   cmd->add_flag("--no-sandbox", args->no_sandbox,
                 "Run on this machine as a user would see it (built-in reapers and presets "
                 "only; says what it will do first)");
-  cmd->add_flag("--keep", args->keep, "With --no-sandbox: leave the survivors running");
-  cmd->add_option("--grace", args->grace_ms, "Grace period in ms")->capture_default_str();
-  cmd->add_option("--settle", args->settle_ms, "Settle deadline in ms")->capture_default_str();
+  cmd->add_flag("--keep", args->keep,
+                "With --no-sandbox: leave the survivors running, and keep the worktree they run "
+                "in");
+  cmd->add_option("--grace", args->grace_ms, "Grace period in ms")
+      ->type_name("MS")
+      ->capture_default_str();
+  cmd->add_option("--settle", args->settle_ms, "Settle deadline in ms")
+      ->type_name("MS")
+      ->capture_default_str();
   return {cmd, [args, &global] { return reproduce(global, *args); }};
 }
 

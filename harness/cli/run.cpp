@@ -6,15 +6,12 @@
 #include <chrono>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/outputs.h"
 #include "harness/engine/fixture.h"
 #include "harness/engine/matrix.h"
 #include "harness/model/summary.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"
-#include "reports/file_output.h"
-#include "reports/html_report.h"
-#include "reports/json_report.h"
-#include "reports/junit_report.h"
 #include "reports/text_matrix.h"
 
 namespace reapcheck {
@@ -23,9 +20,8 @@ namespace {
 struct RunArgs {
   std::vector<std::string> scenarios;
   std::vector<std::string> reapers;
-  std::string json_file;
-  std::string junit_file;
-  std::string out_dir;
+  OutputFiles outputs;  // --json, --junit, --out
+  std::string shard;
   int grace_ms = 300;
   int settle_ms = 1000;
   int repeat = 1;
@@ -37,16 +33,26 @@ struct RunArgs {
   bool no_ledger = false;
 };
 
-void write_reports(const RunResult& run, const RunArgs& args) {
-  if (!args.json_file.empty()) write_json_report(run, args.json_file);
-  if (!args.junit_file.empty()) write_junit_report(run, args.junit_file);
-  if (!args.out_dir.empty()) {
-    const std::filesystem::path dir(args.out_dir);
-    write_json_report(run, dir / "results.json");
-    write_junit_report(run, dir / "junit.xml");
-    write_text_file(dir / "matrix.txt", text_matrix(run, false) + text_deviations(run));
-    write_html_report(run, dir / "matrix.html");
+Shard shard_of(const RunArgs& args) {
+  if (args.shard.empty()) return {};
+  const auto shard = parse_shard(args.shard);
+  if (!shard) {
+    throw UsageError(
+        fmt::format("--shard {}: expected K/N, 1 <= K <= N (such as 2/3)", args.shard));
   }
+  return *shard;
+}
+
+// The run's header: where, when and how; the options that make shards parts of one run.
+RunInfo info_of(const MatrixPlan& plan, const RunArgs& args) {
+  RunInfo info = run_info({{"grace", fmt::format("{} ms", args.grace_ms)},
+                           {"settle", fmt::format("{} ms", args.settle_ms)},
+                           {"expect-pass", args.expect_pass ? "yes" : "no"},
+                           {"ledger", args.no_ledger ? "off" : "on"}});
+  if (plan.shard.count > 1) info.shard = plan.shard.text();
+  for (const auto& s : plan.scenarios) info.plan_scenarios.push_back(s.id);
+  info.plan_reapers = plan.reapers;
+  return info;
 }
 
 MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
@@ -61,6 +67,7 @@ MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
   plan.expect_pass = args.expect_pass;
   plan.repeat = args.repeat;
   plan.jobs = args.jobs;
+  plan.shard = shard_of(args);
   plan.options.grace = std::chrono::milliseconds(args.grace_ms);
   plan.options.settle = std::chrono::milliseconds(args.settle_ms);
   plan.options.ledger = !args.no_ledger;
@@ -94,8 +101,11 @@ Progress progress_printer(const RunArgs& args) {
 
 int run(const GlobalArgs& global, const RunArgs& args) {
   const MatrixPlan plan = plan_of(global, args);
+  check_outputs(args.outputs);
   watch_interrupts();
   RunResult run;
+  run.info = info_of(plan, args);
+  run.scenarios = notes_for(plan.scenarios, plan.expectations);
   try {
     run_matrix(plan, run, progress_printer(args));
   } catch (const Interrupted& e) {
@@ -103,13 +113,13 @@ int run(const GlobalArgs& global, const RunArgs& args) {
                "reapcheck: {}; the cases in progress were ended, nothing they started is "
                "left running; writing the {} finished cases\n",
                e.what(), run.cases.size());
-    write_reports(run, args);
+    write_outputs(run, args.outputs);
     return kExitInterrupted;
   }
 
-  fmt::print("{}", text_matrix(run, use_colour()));
+  fmt::print("{}", text_matrix(run, use_colour(global)));
   fmt::print("{}", text_deviations(run));
-  write_reports(run, args);
+  if (!write_outputs(run, args.outputs)) return kExitUsage;
   const Summary summary = summarise(run);
   if (!summary.ok()) return kExitDeviation;
   if (args.skip_exit_code != 0 && summary.skipped() == static_cast<int>(summary.cells.size())) {
@@ -124,34 +134,48 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand(
       "run", "Run scenarios × reapers, each case in its own sandbox, and print the matrix");
-  cmd->add_option("--scenario", args->scenarios, "Scenario id (repeatable; default: all)");
+  cmd->add_option("--scenario", args->scenarios, "Scenario id (repeatable; default: all)")
+      ->type_name("ID");
   cmd->add_option("--reaper", args->reapers,
                   "Reaper: a built-in or preset id, 'exec:CMD', 'supervise:CMD', or @FILE holding "
-                  "one of those (repeatable; default: every built-in)");
+                  "one of those (repeatable; default: every built-in)")
+      ->type_name("REAPER");
   cmd->add_flag("--presets", args->presets, "Also run every preset (tini, dumb-init, ...)");
   cmd->add_flag("--expect-pass", args->expect_pass,
                 "Expect pass in every case, ignoring declared weaknesses (for a CI gate)");
-  cmd->add_option("--json", args->json_file, "Write the results as JSON to FILE");
-  cmd->add_option("--junit", args->junit_file, "Write JUnit XML to FILE");
-  cmd->add_option("--out", args->out_dir,
-                  "Write results.json, junit.xml, matrix.txt and matrix.html into DIR");
+  cmd->add_option("--json", args->outputs.json, "Write the results as JSON to FILE")
+      ->type_name("FILE");
+  cmd->add_option("--junit", args->outputs.junit, "Write JUnit XML to FILE")->type_name("FILE");
+  cmd->add_option("--out", args->outputs.out_dir,
+                  "Write results.json, junit.xml, matrix.txt and matrix.html into DIR (created "
+                  "if missing)")
+      ->type_name("DIR");
+  cmd->add_option("--shard", args->shard,
+                  "Run one slice of the cells, K of N, for N CI machines; `reapcheck report "
+                  "--merge` joins the slices' results.json")
+      ->type_name("K/N");
   cmd->add_option("--grace", args->grace_ms, "Grace period the reapers give after SIGTERM, in ms")
+      ->type_name("MS")
       ->capture_default_str()
       ->check(CLI::Range(0, 600000));
   cmd->add_option("--settle", args->settle_ms,
                   "How long members may take to die after the reaper returns, in ms")
+      ->type_name("MS")
       ->capture_default_str()
       ->check(CLI::Range(1, 600000));
   cmd->add_option("--repeat", args->repeat,
                   "Run each case N times and flag any whose verdicts differ")
+      ->type_name("N")
       ->capture_default_str()
       ->check(CLI::Range(1, 10000));
   cmd->add_option("-j,--jobs", args->jobs,
                   "Cases run at once, each in a worker process (default: one per CPU)")
+      ->type_name("N")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
   cmd->add_option("--skip-exit-code", args->skip_exit_code,
-                  "Exit with N when every case was skipped (CTest's SKIP_RETURN_CODE)");
+                  "Exit with N when every case was skipped (CTest's SKIP_RETURN_CODE)")
+      ->type_name("N");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress lines");
   cmd->add_flag("--no-ledger", args->no_ledger,
                 "Do not record the reaper's signals at the system call (to measure what the "

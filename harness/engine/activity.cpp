@@ -109,7 +109,6 @@ Wait thread_wait(const std::string& task) {
     case 45:   // recvfrom
     case 47:   // recvmsg
     case 1:    // write (a full pipe)
-      return Wait::forever;
     // The signal-sending calls: a thread blocked in one waits for the signal ledger to answer it.
     case 62:   // kill
     case 200:  // tkill

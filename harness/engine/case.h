@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -35,6 +36,9 @@ struct CaseOptions {
   // only at the tree's sessions, and what survives is killed afterwards unless `keep`.
   bool on_host = false;
   bool keep = false;
+  // On the host: the directory the case works in (its worktree is scratch/worktree), which the
+  // caller owns and may keep; empty: a fresh one, removed afterwards.
+  std::filesystem::path scratch;
 };
 
 // Runs the case and returns its result, judged and compared with its expectation. Never throws

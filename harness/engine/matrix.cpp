@@ -17,9 +17,12 @@ void run_matrix(const MatrixPlan& plan, RunResult& run, const Progress& progress
   // Repeats are the outer loop, so a run that is stopped early has covered every cell.
   std::vector<CaseJob> jobs;
   for (int i = 1; i <= plan.repeat; ++i) {
+    size_t cell = 0;
     for (const auto& scenario : plan.scenarios) {
       for (const auto& reaper : plan.reapers) {
-        jobs.push_back(make_job(scenario, reaper, plan.expectations, plan.expect_pass, i));
+        if (plan.shard.holds(cell++)) {
+          jobs.push_back(make_job(scenario, reaper, plan.expectations, plan.expect_pass, i));
+        }
       }
     }
   }

@@ -10,6 +10,7 @@
 #include "harness/model/expectations.h"
 #include "harness/model/result.h"
 #include "harness/model/scenario.h"
+#include "harness/model/shard.h"
 
 namespace reapcheck {
 
@@ -20,6 +21,7 @@ struct MatrixPlan {
   bool expect_pass = false;  // ignore declared weaknesses: a CI gate expects pass everywhere
   int repeat = 1;
   int jobs = 1;  // cases at once, each in a worker process of its own (case_pool.h)
+  Shard shard;   // the slice of the cells this run makes (all of them by default)
   CaseOptions options;
 };
 

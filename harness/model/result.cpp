@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "harness/model/cut.h"
+
 namespace reapcheck {
 
 std::string ProcessRecord::command_line() const {
@@ -36,13 +38,14 @@ bool SignalRecord::stray() const {
          std::none_of(reached.begin(), reached.end(), [](const Party& p) { return p.alive; });
 }
 
-std::string SignalRecord::summary() const {
+std::string SignalRecord::summary(size_t argv_width) const {
   std::vector<std::string> to;
   to.reserve(reached.size());
   for (const auto& p : reached) to.push_back(p.label());
   return fmt::format("{:+.1f} ms {} [{}] {}({}, {}) → {}: {}", at_ms, sender.label(),
-                     fmt::join(sender_argv, " "), call, target, signal,
-                     to.empty() ? "nothing there" : fmt::format("{}", fmt::join(to, ", ")), result);
+                     cut(fmt::format("{}", fmt::join(sender_argv, " ")), argv_width), call, target,
+                     signal, to.empty() ? "nothing there" : fmt::format("{}", fmt::join(to, ", ")),
+                     result);
 }
 
 bool SignalRecord::hit_outside() const {

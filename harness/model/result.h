@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -101,9 +102,9 @@ struct SignalRecord {
   // way finish before it resolves such a call, so this does not depend on scheduling.)
   bool stray() const;
 
-  // One line: "+12.3 ms reaper sh (pid 9) kill(pid 7, SIGTERM) → bystander sibling-agent (pid 7):
-  // sent".
-  std::string summary() const;
+  // One line: "+12.3 ms reaper sh (pid 9) [sh -c ...] kill(pid 7, SIGTERM) → bystander
+  // sibling-agent (pid 7): sent"; the sender's argv cut to `argv_width` characters.
+  std::string summary(size_t argv_width = std::string::npos) const;
 };
 
 // A member that was alive, and not dying, when the reaper reported done.
@@ -157,16 +158,18 @@ struct CaseResult : Observations {
   Verdict verdict = Verdict::setup_error;
   std::string reason;  // why the verdict is what it is
   Verdict expected = Verdict::pass;
-  std::string expected_reason;  // why the reaper's expectations declare a weakness, if they do
-  double tree_ms = 0;           // agent spawn request until every member announced itself
-  double kill_ms = 0;           // kill request until the reaper reported done
-  double case_ms = 0;           // the whole case, sandbox set-up to teardown
-  // CPU time (user + system), to show a loop that spins where it should wait: the reaper host's
-  // own during the kill, what it waited for meanwhile (its ps, an exec: command, the agent), and
-  // the case runner's for the whole case (the ledger's thread included).
+  // Why the reaper's expectations declare a weakness, if they do; kept under --expect-pass,
+  // where `expected` is pass.
+  std::string expected_reason;
+  double tree_ms = 0;  // agent spawn request until every member announced itself
+  double kill_ms = 0;  // kill request until the reaper reported done
+  double case_ms = 0;  // the whole case, sandbox set-up to teardown
   // Where the case's time went, in order: the body's phases (bystanders, spawn, tree, kill,
   // audit, evidence) and the sandbox's own set-up and teardown around them.
   std::vector<std::pair<std::string, double>> phases_ms;
+  // CPU time (user + system), to show a loop that spins where it should wait: the reaper host's
+  // own during the kill, what it waited for meanwhile (its ps, an exec: command, the agent), and
+  // the case runner's for the whole case (the ledger's thread included).
   double reaper_cpu_ms = 0;
   double reaper_children_cpu_ms = 0;
   double harness_cpu_ms = 0;
@@ -174,11 +177,35 @@ struct CaseResult : Observations {
   bool as_expected() const { return meets_expectation(verdict, expected); }
 };
 
+// What a report teaches about a scenario beside its verdicts (notes.h computes it): what the
+// scenario is, how its members leave the agent's reach, and which reapers pass it.
+struct ScenarioNotes {
+  std::string description;
+  std::vector<std::string> escapes;  // "escaped: calls setsid(), so ...", one per escaping member
+  std::vector<std::string> passing;  // reaper ids expected to pass it, the most robust first
+  std::string technique;             // how passing.front() kills, in one line
+};
+
+// Where and how a run was made: the header of the HTML matrix and the JUnit suites.
+struct RunInfo {
+  std::string version;  // reapcheck's
+  std::string kernel;   // uname -r
+  std::string host;
+  std::string started;  // UTC, "2026-11-30T09:00:00" (JUnit's timestamp form)
+  std::vector<std::pair<std::string, std::string>> options;  // "grace" → "300 ms", as run
+  std::string shard;  // "2/3" for one slice of a sharded matrix; the slices when merged
+  // The whole plan, before any sharding: merged slices are put back in this order.
+  std::vector<std::string> plan_scenarios;
+  std::vector<std::string> plan_reapers;
+};
+
 struct RunResult {
   std::vector<CaseResult> cases;
   double wall_s = 0;
   int grace_ms = 0;
   int repeat = 1;
+  RunInfo info;
+  std::map<std::string, ScenarioNotes> scenarios;  // by scenario id
 };
 
 }  // namespace reapcheck

@@ -243,12 +243,57 @@ void from_json(const nlohmann::json& j, CaseResult& c) {
   }
 }
 
+void to_json(nlohmann::json& j, const ScenarioNotes& n) {
+  j = {{"description", n.description},
+       {"escapes", n.escapes},
+       {"passing", n.passing},
+       {"technique", n.technique}};
+}
+
+void from_json(const nlohmann::json& j, ScenarioNotes& n) {
+  n.description = j.value("description", "");
+  n.escapes = j.value("escapes", std::vector<std::string>{});
+  n.passing = j.value("passing", std::vector<std::string>{});
+  n.technique = j.value("technique", "");
+}
+
+void to_json(nlohmann::json& j, const RunInfo& i) {
+  nlohmann::json options = nlohmann::json::object();
+  for (const auto& [name, value] : i.options) options[name] = value;
+  j = {{"version", i.version},
+       {"kernel", i.kernel},
+       {"host", i.host},
+       {"started", i.started},
+       {"options", options},
+       {"shard", i.shard},
+       {"plan", {{"scenarios", i.plan_scenarios}, {"reapers", i.plan_reapers}}}};
+}
+
+void from_json(const nlohmann::json& j, RunInfo& i) {
+  i.version = j.value("version", "");
+  i.kernel = j.value("kernel", "");
+  i.host = j.value("host", "");
+  i.started = j.value("started", "");
+  i.shard = j.value("shard", "");
+  if (j.contains("plan")) {
+    i.plan_scenarios = j["plan"].value("scenarios", std::vector<std::string>{});
+    i.plan_reapers = j["plan"].value("reapers", std::vector<std::string>{});
+  }
+  if (j.contains("options")) {
+    for (const auto& [name, value] : j["options"].items()) {
+      i.options.emplace_back(name, value.get<std::string>());
+    }
+  }
+}
+
 void to_json(nlohmann::json& j, const RunResult& r) {
   j = {{"format", "reapcheck-results/1"},
        {"pid_namespace", "pids are those inside each case's sandbox"},
        {"grace_ms", r.grace_ms},
        {"repeat", r.repeat},
        {"wall_s", r.wall_s},
+       {"info", r.info},
+       {"scenarios", r.scenarios},
        {"cases", r.cases}};
 }
 
@@ -257,6 +302,8 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   r.grace_ms = j.value("grace_ms", 0);
   r.repeat = j.value("repeat", 1);
   r.wall_s = j.value("wall_s", 0.0);
+  if (j.contains("info")) j["info"].get_to(r.info);
+  if (j.contains("scenarios")) j["scenarios"].get_to(r.scenarios);
 }
 
 }  // namespace reapcheck

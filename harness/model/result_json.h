@@ -24,6 +24,10 @@ void to_json(nlohmann::json& j, const LateMember& l);
 void from_json(const nlohmann::json& j, LateMember& l);
 void to_json(nlohmann::json& j, const CaseResult& c);
 void from_json(const nlohmann::json& j, CaseResult& c);
+void to_json(nlohmann::json& j, const ScenarioNotes& n);
+void from_json(const nlohmann::json& j, ScenarioNotes& n);
+void to_json(nlohmann::json& j, const RunInfo& i);
+void from_json(const nlohmann::json& j, RunInfo& i);
 void to_json(nlohmann::json& j, const RunResult& r);
 void from_json(const nlohmann::json& j, RunResult& r);
 

@@ -241,7 +241,7 @@ class Reader : public TomlReader {
   }
 
   CommandAgent command_agent(const toml::table& t) const {
-    only_keys(t, {"command", "package", "members", "ports"}, "[agent]");
+    only_keys(t, {"command", "package", "members", "ports", "escapes"}, "[agent]");
     CommandAgent a;
     a.command = strings_at(t, "command");
     if (a.command.empty())
@@ -263,7 +263,26 @@ class Reader : public TomlReader {
         a.ports.emplace_back(std::string(var.str()), std::string(*role.as_string()));
       }
     }
+    a.escapes = escapes(t, a.members);
     return a;
+  }
+
+  // [agent.escapes]: role = "how it escapes", for roles the agent announces.
+  std::vector<std::pair<std::string, std::string>> escapes(
+      const toml::table& agent, const std::vector<std::string>& members) const {
+    std::vector<std::pair<std::string, std::string>> out;
+    const toml::node* e = agent.get("escapes");
+    if (e == nullptr) return out;
+    if (!e->is_table()) fail(e->source(), "'escapes' maps a member's role to how it escapes");
+    for (const auto& [role, how] : *e->as_table()) {
+      if (!how.is_string()) fail(how.source(), "an escape is told in a string");
+      if (std::find(members.begin(), members.end(), role.str()) == members.end()) {
+        fail(how.source(),
+             fmt::format("'{}' is not in 'members' ({})", role.str(), fmt::join(members, ", ")));
+      }
+      out.emplace_back(std::string(role.str()), std::string(*how.as_string()));
+    }
+    return out;
   }
 
   // The node tree builder knows spawn's options, not perl's system calls.

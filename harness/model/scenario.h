@@ -71,6 +71,9 @@ struct CommandAgent {
   // An environment variable the harness sets to a port → the role that listens on it. After
   // the kill every such port must refuse connections.
   std::vector<std::pair<std::string, std::string>> ports;
+  // A member role → how it leaves the agent's reach, in the words of its package ("spawned by
+  // server.js with detached: true, which calls setsid()"): what `reproduce` tells a developer.
+  std::vector<std::pair<std::string, std::string>> escapes;
 };
 
 // The tree builder that runs a [tree]: fixtures/perl/tree.pl or fixtures/node/tree.js.

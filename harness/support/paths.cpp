@@ -13,22 +13,33 @@ std::filesystem::path from_env_or(const char* var, const std::filesystem::path& 
   return v != nullptr && *v != '\0' ? std::filesystem::path(v) : fallback;
 }
 
+// The folder of the running binary, PREFIX/bin.
+std::filesystem::path own_dir() {
+  std::error_code ec;
+  return std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+}
+
+std::filesystem::path share_dir() {
+  return own_dir().parent_path() / "share" / "reapcheck";
+}
+
 }  // namespace
 
 std::filesystem::path default_scenarios_dir() {
-  return from_env_or("REAPCHECK_SCENARIOS",
-                     std::filesystem::path(REAPCHECK_SOURCE_DIR) / "scenarios");
+  return from_env_or("REAPCHECK_SCENARIOS", share_dir() / "scenarios");
 }
 
 std::filesystem::path fixtures_dir() {
-  return from_env_or("REAPCHECK_FIXTURES",
-                     std::filesystem::path(REAPCHECK_SOURCE_DIR) / "fixtures");
+  return from_env_or("REAPCHECK_FIXTURES", share_dir() / "fixtures");
 }
 
 std::string helper_path(const std::string& name) {
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return (from_env_or("REAPCHECK_LIBEXEC", self.parent_path()) / name).string();
+  if (const char* dir = std::getenv("REAPCHECK_LIBEXEC"); dir != nullptr && *dir != '\0') {
+    return (std::filesystem::path(dir) / name).string();
+  }
+  const auto beside = own_dir() / name;
+  if (::access(beside.c_str(), X_OK) == 0) return beside.string();
+  return (own_dir().parent_path() / "libexec" / "reapcheck" / name).string();
 }
 
 std::string find_in_path(const std::string& program) {

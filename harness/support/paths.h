@@ -1,4 +1,11 @@
-// Where the harness finds its scenarios, fixtures and interpreters.
+// Where the harness finds its scenarios, fixtures, helpers and interpreters. Nothing is baked in:
+// everything is found relative to the running binary, so an installed copy works wherever its
+// prefix is, and a build tree works the same way (the build puts share/reapcheck/ beside bin/,
+// pointing at the source tree's scenarios/ and fixtures/).
+//
+//   PREFIX/bin/reapcheck
+//   PREFIX/libexec/reapcheck/reapcheck-bystander, reapcheck-c-member
+//   PREFIX/share/reapcheck/scenarios/ (expectations/ inside), PREFIX/share/reapcheck/fixtures/
 #pragma once
 
 #include <filesystem>
@@ -6,12 +13,13 @@
 
 namespace reapcheck {
 
-// The source tree's scenarios/ and fixtures/, unless REAPCHECK_SCENARIOS or REAPCHECK_FIXTURES
-// say otherwise (for an installed or relocated copy).
+// PREFIX/share/reapcheck/scenarios and .../fixtures, unless REAPCHECK_SCENARIOS or
+// REAPCHECK_FIXTURES say otherwise.
 std::filesystem::path default_scenarios_dir();
 std::filesystem::path fixtures_dir();
 
-// A helper program built beside the reapcheck binary (REAPCHECK_LIBEXEC overrides the folder).
+// A helper program: REAPCHECK_LIBEXEC/NAME when set, else beside the reapcheck binary (a build
+// tree), else PREFIX/libexec/reapcheck/NAME (an installed copy).
 std::string helper_path(const std::string& name);
 
 // The absolute path of `program` found in PATH; empty when absent.

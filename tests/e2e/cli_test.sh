@@ -265,9 +265,14 @@ check "pgroup leaves the watcher and its port; the port's holder is the watcher"
 # The manual reproduction, in the sandbox and on the host; neither leaves anything running.
 run 0 "$bin" reproduce
 check "reproduce shows the npm dev-server leak" $?
-grep -q "Leaked processes:" "$work/out" && grep -q "watcher.js" "$work/out" &&
-  grep -q "127.0.0.1:41002 (watcher)" "$work/out"
+grep -q "^What escaped" "$work/out" && grep -q "watcher (pid [0-9]*): .*watcher.js" "$work/out" &&
+  grep -q "127.0.0.1:41002 (watcher) answers, held by pid [0-9]* (watcher)" "$work/out"
 check "reproduce lists the watcher and its port" $?
+# It teaches: how the watcher escaped, why pgroup misses it, which reaper to try instead.
+grep -q "how: .*detached: true.*setsid()" "$work/out" && grep -q "^Why pgroup misses it" "$work/out" &&
+  grep -q "Try it: reapcheck reproduce npm-dev-server --reaper [a-z]" "$work/out" &&
+  grep -q "^What to change in your launcher" "$work/out"
+check "reproduce says how the watcher escaped, why, and what to try" $?
 mkdir -p "$work/host"
 run 0 env TMPDIR="$work/host" "$bin" reproduce --no-sandbox
 check "reproduce --no-sandbox runs" $?
@@ -278,6 +283,118 @@ left=$(grep -l -s "$work/hos[t]" /proc/[0-9]*/cmdline || true)
 check "reproduce --no-sandbox leaves nothing running ($left)" $?
 run 2 "$bin" reproduce pid-reuse --no-sandbox
 check "reproduce --no-sandbox refuses a PID race" $?
+# --keep leaves the survivor running in the worktree it keeps; the test then ends what it started.
+mkdir -p "$work/keep"
+run 0 env TMPDIR="$work/keep" "$bin" reproduce setsid-escape --no-sandbox --keep
+check "reproduce --no-sandbox --keep runs" $?
+kept=$(sed -n 's/^The worktree they ran in is kept: //p' "$work/out")
+left=$(sed -n 's/^Left running (--keep); end them with: kill -9 //p' "$work/out")
+[ -n "$kept" ] && [ -d "$kept" ] && [ -n "$left" ] && [ "$(readlink "/proc/${left%% *}/cwd")" = "$kept" ]
+check "--keep keeps the worktree the survivor runs in ($kept, pids $left)" $?
+[ -n "$left" ] && kill -9 $left
+
+# CLI conventions: did you mean, help CMD, metavariables, colour.
+run 2 "$bin" rn
+check "a mistyped command exits 2" $?
+grep -qF "unknown command 'rn' (did you mean 'run'?)" "$work/err"
+check "a mistyped command gets a suggestion" $?
+run 2 "$bin" run --scenario setsid-escpe
+grep -qF "unknown scenario 'setsid-escpe' (did you mean 'setsid-escape'?)" "$work/err"
+check "a mistyped scenario gets a suggestion" $?
+run 2 "$bin" run --reaper pgrop
+grep -qF "unknown reaper 'pgrop' (did you mean 'pgroup'?)" "$work/err"
+check "a mistyped reaper gets a suggestion" $?
+run 0 "$bin" help run
+grep -q -- "--junit FILE" "$work/out" && grep -q -- "--out DIR" "$work/out" &&
+  grep -q -- "--shard K/N" "$work/out"
+check "help run shows the options with FILE and DIR" $?
+run 0 "$bin" help
+grep -q "^Subcommands:" "$work/out" && grep -q -- "--scenarios DIR" "$work/out"
+check "help alone shows reapcheck's own help, not the help command's" $?
+run 0 "$bin" help report
+grep -qE "results FILE \.\.\." "$work/out" && ! grep -q "FILE:FILE" "$work/out"
+check "help report names its inputs FILE" $?
+run 0 "$bin" --version
+grep -qE "^reapcheck [0-9]+\.[0-9]+\.[0-9]+$" "$work/out"
+check "--version prints the version" $?
+run 0 "$bin" --color always run --scenario plain-child --reaper pgroup -q
+grep -q $'\x1b\[' "$work/out"
+check "--color always colours the matrix" $?
+run 0 env FORCE_COLOR=1 "$bin" run --scenario plain-child --reaper pgroup -q
+grep -q $'\x1b\[' "$work/out"
+check "FORCE_COLOR colours the matrix off a terminal" $?
+run 0 env FORCE_COLOR=1 NO_COLOR=1 "$bin" run --scenario plain-child --reaper pgroup -q
+! grep -q $'\x1b' "$work/out"
+check "NO_COLOR wins over FORCE_COLOR" $?
+completion=$1/../share/bash-completion/completions/reapcheck
+bash -c '. "$1"; COMP_WORDS=(reapcheck run --reaper pg); COMP_CWORD=3; _reapcheck
+  printf "%s\n" "${COMPREPLY[@]}"' _ "$completion" >"$work/out" 2>"$work/err"
+grep -qx pgroup "$work/out"
+check "bash completion offers the reaper ids" $?
+
+# Output paths are checked before anything runs: exit 2, no case run.
+run 2 "$bin" run --scenario plain-child --reaper pgroup --junit /proc/j.xml
+check "an unwritable --junit exits 2" $?
+grep -q "cannot write /proc/j.xml: .*nothing was run" "$work/err" && ! grep -q "^\[1/" "$work/err"
+check "an unwritable --junit runs nothing and says why" $?
+run 2 "$bin" run --scenario plain-child --reaper pgroup --json "$work/no/such/dir/r.json"
+grep -q "does not exist" "$work/err" && [ ! -d "$work/no" ]
+check "a missing folder for --json is not created" $?
+run 0 "$bin" run --scenario plain-child --reaper pgroup -q --out "$work/new/out"
+[ -s "$work/new/out/results.json" ] && [ -s "$work/new/out/matrix.html" ]
+check "--out creates the folder it names" $?
+# A write that fails after the run (here the reaper itself puts a folder where junit.xml goes):
+# the matrix is printed, the other files written, the failure named, exit 2, no temporary left.
+run 2 "$bin" run --scenario plain-child --reaper "exec:mkdir $work/late.xml; /bin/kill -KILL -- -{pgid}" \
+  --junit "$work/late.xml" --json "$work/late.json"
+check "a report that cannot be written after the run exits 2" $?
+grep -q "plain-child" "$work/out" && [ -s "$work/late.json" ] &&
+  grep -q "cannot write $work/late.xml" "$work/err" && [ ! -e "$work/late.xml.tmp" ]
+check "the matrix is printed, the other report kept, the failure named, nothing half-written" $?
+# A report path that is not a regular file (a pipe, /dev/stdout) is written into, not replaced.
+mkfifo "$work/pipe.json"
+timeout 120 cat "$work/pipe.json" >"$work/from-pipe.json" &  # a reader that cannot hang the test
+reader=$!
+run 0 "$bin" run --scenario plain-child --reaper pgroup -q --json "$work/pipe.json"
+wait "$reader"
+[ -p "$work/pipe.json" ] && grep -q '"cases"' "$work/from-pipe.json"
+check "--json into a pipe writes through it and leaves the pipe a pipe" $?
+
+# Placeholders are filled in shell-quoted: a worktree whose path holds a space, quotes, $ and
+# $(...) is one word to the command, and nothing in it runs.
+odd="$work/x y/\$(touch PWNED)'q"
+mkdir -p "$odd" "$work/cwd"
+(cd "$work/cwd" && env TMPDIR="$odd" "$bin" run --scenario plain-child \
+  --reaper 'exec:test -d {worktree} && /bin/kill -KILL -- -{pgid}' >"$work/out" 2>"$work/err")
+check "a worktree path with a space, quotes and \$(...) reaches the command as one word" $?
+[ -z "$(find "$work" -name PWNED)" ]
+check "nothing in the worktree path ran" $?
+
+# Sharding: three slices, merged, give the verdicts of one run.
+shard_args=(--scenario plain-child --scenario setsid-escape --scenario setpgid-escape
+  --reaper pgroup --reaper proc-pidfd -q)
+run 0 "$bin" run "${shard_args[@]}" --json "$work/whole.json"
+check "the unsharded run meets its expectations" $?
+for k in 1 2 3; do
+  "$bin" run "${shard_args[@]}" --shard "$k/3" --json "$work/shard$k.json" >/dev/null 2>&1
+done
+run 0 "$bin" report --merge "$work/shard1.json" "$work/shard2.json" "$work/shard3.json" \
+  --json "$work/merged.json" --junit "$work/merged.xml" --html "$work/merged.html"
+check "report --merge joins three slices" $?
+perl -MJSON::PP -e '
+  sub cells { my $r = decode_json(do { local $/; open my $f, "<", $_[0] or die; <$f> });
+    return join " ", map { "$_->{scenario}/$_->{reaper}=$_->{verdict}" } @{ $r->{cases} } }
+  my ($whole, $merged) = (cells($ARGV[0]), cells($ARGV[1]));
+  die "whole: $whole\nmerged: $merged\n" unless $whole eq $merged;
+  my @n = map { scalar @{ decode_json(do { local $/; open my $f, "<", $_ or die; <$f> })->{cases} } }
+    @ARGV[2..4];
+  die "slices of @n cases\n" unless "@n" eq "2 2 2";
+' "$work/whole.json" "$work/merged.json" "$work/shard1.json" "$work/shard2.json" \
+  "$work/shard3.json" 2>"$work/err"
+check "three merged slices give the same cells, in the same order, with the same verdicts" $?
+run 2 "$bin" report --merge "$work/shard1.json" "$work/shard1.json"
+grep -q "is in another slice too" "$work/err"
+check "merging a slice twice is refused" $?
 
 # External reapers. kill -9 -1 reaches everything the sandbox holds — the bystander in the reaper
 # host's group included — and nothing outside: a canary started here survives.
@@ -300,6 +417,9 @@ run 1 "$bin" run --scenario setsid-escape --reaper "@$work/gate.txt" --expect-pa
 check "a leaking gate fails" $?
 perl -0ne 'exit(m{<failure[^>]*>[^<]*escaped[^<]*</failure>}s ? 0 : 1)' "$work/gate.xml"
 check "the gate's JUnit failure text names the survivor" $?
+run 1 "$bin" run --scenario setsid-escape --reaper pgroup --expect-pass -q
+grep -q "why pgroup fails it: killpg" "$work/out"
+check "under --expect-pass a failure still gives the reason its expectations declare" $?
 run 1 "$bin" run --scenario plain-child --reaper 'exec:exit 3'
 check "a failing exec reaper fails the run" $?
 grep -q "exited with status 3" "$work/out"

@@ -1,45 +1,112 @@
 #!/usr/bin/env bash
-# The reports as CI servers and people see them.
-#   report_test.sh BUILD_BIN_DIR SOURCE_DIR junit|html
-# junit: junit.xml validates against reports/schema/junit.xsd (xmllint).
-# html:  matrix.html renders in headless Chromium; a screenshot is taken and the DOM checked.
+# The reports as CI servers, their JUnit readers and people see them.
+#   report_test.sh BUILD_BIN_DIR SOURCE_DIR junit|consumer|html|bounds
+# junit:    junit.xml validates against reports/schema/junit.xsd, Jenkins xunit's junit-10.xsd and
+#           the Ant JUnit schema (xmllint).
+# consumer: a real JUnit reader (Debian's python3-junitparser) shows the escaped survivor, its pid
+#           and argv, in the failure message, where it shows a failure's headline.
+# html:     matrix.html in headless Chromium: cells, text marks, info block, anchors, filters, and
+#           opening a cell leaves the table's layout as it was.
+# bounds:   a do-nothing reaper over every scenario prints under 40 KB, no <system-out> passes
+#           16 KB, and the JSON still lists every survivor.
 # Exits 77 (CTest's skip) with the reason when the tool it needs is absent.
 set -uo pipefail
 bin=$1/reapcheck
 src=$2
 what=$3
+here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-"$bin" run -q --scenario setsid-escape --scenario plain-child --reaper pgroup --reaper proc-pidfd \
-  --json "$work/r.json" --junit "$work/junit.xml" >/dev/null || { echo "the run failed"; exit 1; }
+gate_run() {  # the leaking gate of docs/gate.md: a group kill, expected to pass everywhere
+  "$bin" run -q --scenario setsid-escape --scenario plain-child --scenario sibling-agent \
+    --reaper 'exec:/bin/kill -KILL -- -{pgid}; true' --reaper proc-pidfd --expect-pass \
+    --json "$work/r.json" --junit "$work/junit.xml" >/dev/null
+  [ $? -eq 1 ] || { echo "the gate run did not fail as it should"; exit 1; }
+}
 
 case "$what" in
   junit)
     command -v xmllint >/dev/null || { echo "skipped: xmllint is absent (Debian: libxml2-utils)"; exit 77; }
-    xmllint --noout --schema "$src/reports/schema/junit.xsd" "$work/junit.xml" || exit 1
-    grep -q '<testsuite name="pgroup"' "$work/junit.xml" || { echo "no pgroup suite"; exit 1; }
-    echo "junit.xml is valid against reports/schema/junit.xsd"
+    gate_run
+    "$bin" run -q --scenario setsid-escape --scenario pid-reuse --reaper pgroup --reaper ps-walk \
+      --junit "$work/known.xml" >/dev/null || { echo "the known-weakness run failed"; exit 1; }
+    for xml in junit.xml known.xml; do
+      for xsd in junit.xsd jenkins-junit-10.xsd ant-junit.xsd; do
+        xmllint --noout --schema "$src/reports/schema/$xsd" "$work/$xml" || exit 1
+      done
+    done
+    grep -q '<testsuite name="proc-pidfd"' "$work/junit.xml" || { echo "no proc-pidfd suite"; exit 1; }
+    echo "junit.xml is valid against reports/schema/{junit,jenkins-junit-10,ant-junit}.xsd"
+    ;;
+  consumer)
+    # Debian's python3, where python3-junitparser is installed (not a virtualenv's).
+    py=/usr/bin/python3
+    "$py" -c 'import junitparser' 2>/dev/null ||
+      { echo "skipped: python3-junitparser is absent (Debian: python3-junitparser)"; exit 77; }
+    gate_run
+    "$py" "$here/junit_consumer.py" "$work/junit.xml" "$work/r.json" || exit 1
     ;;
   html)
     chromium=$(command -v chromium || command -v chromium-browser) ||
       { echo "skipped: Chromium is absent (Debian: chromium)"; exit 77; }
+    "$bin" run -q --scenario setsid-escape --scenario plain-child --scenario npm-dev-server \
+      --reaper pgroup --reaper proc-pidfd --json "$work/r.json" >/dev/null ||
+      { echo "the run failed"; exit 1; }
     "$bin" report "$work/r.json" --html "$work/matrix.html" >/dev/null || exit 1
+    cp "$here/html_layout_probe.html" "$work/probe.html"
     flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
       --disable-background-networking --disable-component-update --disable-sync
-      --user-data-dir="$work/profile")
-    timeout 60 "$chromium" "${flags[@]}" --dump-dom "file://$work/matrix.html" >"$work/dom.html" 2>/dev/null
-    timeout 60 "$chromium" "${flags[@]}" --window-size=1000,500 --screenshot="$work/matrix.png" \
-      "file://$work/matrix.html" >/dev/null 2>&1
+      --allow-file-access-from-files --user-data-dir="$work/profile")
+    dom() { timeout 60 "$chromium" "${flags[@]}" --dump-dom "$1" 2>/dev/null; }
+    dom "file://$work/matrix.html" >"$work/dom.html"
+    dom "file://$work/matrix.html#verdict=leak&tag=npm" >"$work/filtered.html"
+    dom "file://$work/probe.html" >"$work/probe.out"
+    timeout 60 "$chromium" "${flags[@]}" --window-size=1000,700 --screenshot="$work/matrix.png" \
+      "file://$work/matrix.html#cell-setsid-escape--pgroup" >/dev/null 2>&1
     fail=0
-    grep -q 'class="known" data-scenario="setsid-escape" data-reaper="pgroup"' "$work/dom.html" ||
-      { echo "the setsid-escape × pgroup cell is not marked as a known weakness"; fail=1; }
-    grep -q 'class="pass" data-scenario="plain-child" data-reaper="proc-pidfd"' "$work/dom.html" ||
-      { echo "the plain-child × proc-pidfd cell is not marked pass"; fail=1; }
-    grep -q 'escaped' "$work/dom.html" || { echo "the survivor is missing from the page"; fail=1; }
+    expect() { grep -q "$2" "$3" || { echo "$1"; fail=1; }; }
+    expect "the setsid-escape × pgroup cell is not a known weakness, in text too" \
+      'id="cell-setsid-escape--pgroup" class="known".*leak (known)' "$work/dom.html"
+    expect "the plain-child × proc-pidfd cell is not marked pass" \
+      'id="cell-plain-child--proc-pidfd" class="pass"' "$work/dom.html"
+    expect "the survivor is missing from the page" 'escaped' "$work/dom.html"
+    expect "no link to the cell" 'href="#cell-setsid-escape--pgroup"' "$work/dom.html"
+    expect "no block with the version and kernel" '<dt>reapcheck</dt><dd>[0-9]' "$work/dom.html"
+    expect "no kernel in the block" '<dt>kernel</dt><dd>Linux' "$work/dom.html"
+    expect "no filter by tag" '<select id="f-tag">' "$work/dom.html"
+    # #verdict=leak&tag=npm: only the npm-dev-server row stays.
+    expect "the filters hid the plain-child row" '<tr data-tags="[^"]*" hidden="">.*plain-child' \
+      "$work/filtered.html"
+    grep -q '<tr data-tags="node npm ports escape"><td class="s">npm-dev-server' "$work/filtered.html" ||
+      { echo "the filters hid the npm-dev-server row"; fail=1; }
+    expect "opening a cell moved the table: $(cat "$work/probe.out" | grep -o 'probe:[^<]*')" \
+      'probe: layout unchanged' "$work/probe.out"
     [ -s "$work/matrix.png" ] || { echo "no screenshot"; fail=1; }
-    [ "$fail" -eq 0 ] && echo "matrix.html renders in Chromium: cells and evidence present"
+    [ "$fail" -eq 0 ] && echo "matrix.html in Chromium: cells, marks, block, anchors, filters, stable layout"
     if [ -n "${REAPCHECK_KEEP_SCREENSHOT:-}" ]; then cp "$work/matrix.png" "$REAPCHECK_KEEP_SCREENSHOT"; fi
     exit "$fail"
+    ;;
+  bounds)
+    "$bin" run --reaper 'exec:true' --settle 200 --junit "$work/j.xml" --json "$work/r.json" \
+      >"$work/out" 2>/dev/null
+    [ $? -eq 1 ] || { echo "a do-nothing reaper should fail the run"; exit 1; }
+    size=$(wc -c <"$work/out")
+    [ "$size" -lt 40960 ] || { echo "the terminal got $size bytes"; exit 1; }
+    perl -MJSON::PP -e '
+      my ($json, $xml, $size) = @ARGV;
+      my $r = decode_json(do { local $/; open my $f, "<", $json or die; <$f> });
+      my ($wide) = grep { $_->{scenario} eq "wide-tree" } @{ $r->{cases} };
+      die "the JSON lists " . @{ $wide->{survivors} } . " wide-tree survivors\n"
+        unless @{ $wide->{survivors} } >= 1000;
+      my $x = do { local $/; open my $f, "<", $xml or die; <$f> };
+      my $max = 0;
+      while ($x =~ m{<system-out>(.*?)</system-out>|<failure[^>]*>(.*?)</failure>}sg) {
+        my $n = length($1 // $2); $max = $n if $n > $max;
+      }
+      die "a JUnit text of $max bytes\n" if $max > 16384;
+      print "terminal $size bytes, largest JUnit text $max bytes, wide-tree: ",
+        scalar @{ $wide->{survivors} }, " survivors in the JSON\n";
+    ' "$work/r.json" "$work/j.xml" "$size" || exit 1
     ;;
 esac

@@ -238,6 +238,84 @@ TEST(Bystanders, ReportCatchableSignalsWithSenderAndUncatchableOnesFromOutside) 
   EXPECT_EQ(out.output, "termed:SIGTERM:1 killed:SIGKILL:0 stopped:SIGSTOP:0 ");
 }
 
+// One child of TaskIter.AgreesWithProcFilesInsideTheSandbox, of kind 0-7 (below); it closes its
+// end of `ready` once it is what it is meant to be, and waits on `hold`.
+[[noreturn]] void task_iter_child(int kind, reaper::Pipe& hold, reaper::Pipe& ready) {
+  hold.write.reset();
+  if (kind == 0) ::setsid();
+  if (kind == 1) ::setpgid(0, 0);
+  if (kind == 6) {
+    // The second thread forks the grandchild and stays, so the grandchild's
+    // real_parent is a thread that is not the leader.
+    reaper::Pipe forked = reaper::make_pipe();
+    std::thread([&] {
+      if (::fork() == 0) {
+        ready.write.reset();
+        forked.write.reset();
+        char c;
+        (void)!::read(hold.read.get(), &c, 1);
+        ::_exit(0);
+      }
+      forked.write.reset();
+      char c;
+      (void)!::read(hold.read.get(), &c, 1);
+      ::_exit(0);
+    }).detach();
+    char c;
+    (void)!::read(forked.read.get(), &c, 1);
+  }
+  if (kind == 7) {
+    // The main thread exits (SYS_exit ends one thread, without unwinding through the
+    // test's frames); the second sees the leader a zombie, then reports ready.
+    const pid_t leader = ::getpid();
+    std::thread([&, leader] {
+      for (;;) {
+        const auto self = reaper::ProcTable::read_one(leader, reaper::Detail::stat);
+        if (self && self->state == 'Z') break;
+        ::sched_yield();
+      }
+      ready.write.reset();
+      char c;
+      (void)!::read(hold.read.get(), &c, 1);
+      ::_exit(0);
+    }).detach();
+    ::syscall(SYS_exit, 0);
+  }
+  ready.write.reset();
+  if (kind == 2) ::raise(SIGSTOP);
+  if (kind == 3) ::_exit(0);  // stays a zombie: nobody waits for it yet
+  char c;
+  (void)!::read(hold.read.get(), &c, 1);
+  ::_exit(0);
+}
+
+// Where the iterator's view (`iter`, and `after`, taken just after) and /proc's differ.
+std::string task_iter_diff(const std::optional<std::vector<reaper::ProcInfo>>& iter,
+                           const reaper::ProcTable& files,
+                           const std::optional<std::vector<reaper::ProcInfo>>& after) {
+  std::string diff;
+  if (!iter) diff = "the iterator read nothing";
+  if (iter && iter->size() != files.all().size()) {
+    diff += "sizes " + std::to_string(iter->size()) + " vs " + std::to_string(files.all().size()) +
+            "; ";
+  }
+  for (size_t i = 0; iter && i < std::min(iter->size(), files.all().size()); ++i) {
+    const auto& a = (*iter)[i];
+    const auto& b = files.all()[i];
+    const bool state_ok =
+        b.state == a.state || (after && i < after->size() && b.state == (*after)[i].state);
+    if (a.pid != b.pid || a.ppid != b.ppid || a.pgid != b.pgid || a.sid != b.sid || !state_ok ||
+        a.comm != b.comm || a.start_time != b.start_time) {
+      diff += "pid " + std::to_string(b.pid) + ": iter " + std::to_string(a.pid) + " " +
+              std::to_string(a.ppid) + " " + std::to_string(a.pgid) + " " + std::to_string(a.sid) +
+              " " + a.state + " " + a.comm + " " + std::to_string(a.start_time) + " / proc " +
+              std::to_string(b.ppid) + " " + std::to_string(b.pgid) + " " + std::to_string(b.sid) +
+              " " + b.state + " " + b.comm + " " + std::to_string(b.start_time) + "; ";
+    }
+  }
+  return diff;
+}
+
 // The BPF task iterator must say what /proc says, field for field, for every kind of process a
 // reaper meets: a session leader, a group leader, a stopped process, a zombie, plain sleepers, a
 // child forked by a second thread (its parent is the process, not that thread), and a process
@@ -253,54 +331,7 @@ TEST(TaskIter, AgreesWithProcFilesInsideTheSandbox) {
         std::vector<pid_t> kids;
         for (int kind = 0; kind < 8; ++kind) {
           pid_t p = ::fork();
-          if (p == 0) {
-            hold.write.reset();
-            if (kind == 0) ::setsid();
-            if (kind == 1) ::setpgid(0, 0);
-            if (kind == 6) {
-              // The second thread forks the grandchild and stays, so the grandchild's
-              // real_parent is a thread that is not the leader.
-              reaper::Pipe forked = reaper::make_pipe();
-              std::thread([&] {
-                if (::fork() == 0) {
-                  ready.write.reset();
-                  forked.write.reset();
-                  char c;
-                  (void)!::read(hold.read.get(), &c, 1);
-                  ::_exit(0);
-                }
-                forked.write.reset();
-                char c;
-                (void)!::read(hold.read.get(), &c, 1);
-                ::_exit(0);
-              }).detach();
-              char c;
-              (void)!::read(forked.read.get(), &c, 1);
-            }
-            if (kind == 7) {
-              // The main thread exits (SYS_exit ends one thread, without unwinding through the
-              // test's frames); the second sees the leader a zombie, then reports ready.
-              const pid_t leader = ::getpid();
-              std::thread([&, leader] {
-                for (;;) {
-                  const auto self = reaper::ProcTable::read_one(leader, reaper::Detail::stat);
-                  if (self && self->state == 'Z') break;
-                  ::sched_yield();
-                }
-                ready.write.reset();
-                char c;
-                (void)!::read(hold.read.get(), &c, 1);
-                ::_exit(0);
-              }).detach();
-              ::syscall(SYS_exit, 0);
-            }
-            ready.write.reset();
-            if (kind == 2) ::raise(SIGSTOP);
-            if (kind == 3) ::_exit(0);  // stays a zombie: nobody waits for it yet
-            char c;
-            (void)!::read(hold.read.get(), &c, 1);
-            ::_exit(0);
-          }
+          if (p == 0) task_iter_child(kind, hold, ready);
           kids.push_back(p);
         }
         ready.write.reset();
@@ -315,27 +346,7 @@ TEST(TaskIter, AgreesWithProcFilesInsideTheSandbox) {
         const auto iter = reaper::read_task_iter();
         const auto files = reaper::ProcTable::read_proc_files("/proc", reaper::Detail::stat);
         const auto after = reaper::read_task_iter();
-        std::string diff;
-        if (!iter) diff = "the iterator read nothing";
-        if (iter && iter->size() != files.all().size()) {
-          diff += "sizes " + std::to_string(iter->size()) + " vs " +
-                  std::to_string(files.all().size()) + "; ";
-        }
-        for (size_t i = 0; iter && i < std::min(iter->size(), files.all().size()); ++i) {
-          const auto& a = (*iter)[i];
-          const auto& b = files.all()[i];
-          const bool state_ok =
-              b.state == a.state || (after && i < after->size() && b.state == (*after)[i].state);
-          if (a.pid != b.pid || a.ppid != b.ppid || a.pgid != b.pgid || a.sid != b.sid ||
-              !state_ok || a.comm != b.comm || a.start_time != b.start_time) {
-            diff += "pid " + std::to_string(b.pid) + ": iter " + std::to_string(a.pid) + " " +
-                    std::to_string(a.ppid) + " " + std::to_string(a.pgid) + " " +
-                    std::to_string(a.sid) + " " + a.state + " " + a.comm + " " +
-                    std::to_string(a.start_time) + " / proc " + std::to_string(b.ppid) + " " +
-                    std::to_string(b.pgid) + " " + std::to_string(b.sid) + " " + b.state + " " +
-                    b.comm + " " + std::to_string(b.start_time) + "; ";
-          }
-        }
+        const std::string diff = task_iter_diff(iter, files, after);
         ::kill(kids[2], SIGKILL);
         hold.write.reset();
         for (pid_t p : kids) ::waitpid(p, nullptr, 0);

@@ -40,8 +40,8 @@ struct Row {
   std::string reason_has;
 };
 
-std::vector<Row> rows() {
-  std::vector<Row> out;
+// What the members did: all died, survived, held a port; the reaper failed; the races.
+void outcome_rows(std::vector<Row>& out) {
   out.push_back({"every member died", clean(), Verdict::pass, "all 2 members dead 4 ms"});
 
   Observations leak = clean();
@@ -90,7 +90,10 @@ std::vector<Row> rows() {
   opened.race = RaceRecord{};
   opened.race->opened = true;
   out.push_back({"an opened race with nothing wrong passes", opened, Verdict::pass, "all 2"});
+}
 
+// What the signal ledger recorded.
+Observations ledger_rows(std::vector<Row>& out) {
   Observations stray = clean();
   stray.signals = {call(Party::Kind::reaper, "group 6", {})};
   out.push_back({"a signal to a group where nothing was", stray, Verdict::stray_signal,
@@ -131,6 +134,11 @@ std::vector<Row> rows() {
   out.push_back({"signalling the reaper host is a hit", caller, Verdict::bystander_hit,
                  "harness reaper host (pid 3)"});
 
+  return stray;
+}
+
+// Lateness, the order of verdicts, missing evidence, and cases that are not judged.
+void other_rows(std::vector<Row>& out, const Observations& leak, const Observations& stray) {
   Observations late = clean();
   late.late = {{process(5, "child"), 700}};
   late.reaper_left_running = {process(12, "reaper")};
@@ -166,6 +174,16 @@ std::vector<Row> rows() {
   Observations broken;
   broken.blocked = Blocker{Blocker::Kind::setup_failed, "the fixture announced 1 of 3 members"};
   out.push_back({"a case that could not be built", broken, Verdict::setup_error, "1 of 3"});
+}
+
+std::vector<Row> rows() {
+  std::vector<Row> out;
+  outcome_rows(out);
+  const Observations stray = ledger_rows(out);
+  Observations leak = clean();
+  leak.survivors = {process(5, "escaped")};
+  leak.all_dead_ms = -1;
+  other_rows(out, leak, stray);
   return out;
 }
 

@@ -1,8 +1,11 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <pugixml.hpp>
 
 #include "harness/model/result_json.h"
+#include "reports/evidence.h"
 #include "reports/junit_report.h"
 #include "reports/text_matrix.h"
 
@@ -33,30 +36,108 @@ RunResult sample() {
   return run;
 }
 
-TEST(JUnit, OneSuitePerReaperAndSurvivorsInTheFailureText) {
+TEST(JUnit, OneSuitePerReaperAndTheSurvivorInTheFailureMessage) {
   pugi::xml_document doc;
   ASSERT_TRUE(doc.load_string(junit_xml(sample()).c_str()));
   auto suites = doc.child("testsuites");
   EXPECT_EQ(std::distance(suites.children("testsuite").begin(), suites.children("testsuite").end()),
             2);
+  EXPECT_TRUE(suites.attributes().empty());  // the Ant schema allows none
   auto pgroup = suites.find_child_by_attribute("testsuite", "name", "pgroup");
   EXPECT_EQ(pgroup.attribute("failures").as_int(), 1);
   auto tc = pgroup.child("testcase");
   EXPECT_STREQ(tc.attribute("classname").value(), "pgroup");
   EXPECT_STREQ(tc.attribute("name").value(), "setsid-escape");
   EXPECT_STREQ(tc.attribute("time").value(), "1.500");
-  EXPECT_STREQ(tc.child("properties")
-                   .find_child_by_attribute("property", "name", "tags")
+  EXPECT_TRUE(tc.child("properties").empty());  // neither CI schema allows them in a testcase
+  EXPECT_STREQ(pgroup.child("properties")
+                   .find_child_by_attribute("property", "name", "setsid-escape.tags")
                    .attribute("value")
                    .value(),
                "escape,setsid");
+  const std::string message = tc.child("failure").attribute("message").value();
+  EXPECT_EQ(message, "leak (expected pass): escaped (pid 5, perl tree.pl spec.json) survived");
   std::string text = tc.child("failure").text().get();
-  EXPECT_NE(text.find("escaped"), std::string::npos) << text;
   EXPECT_NE(text.find("perl tree.pl /tmp/w/spec.json"), std::string::npos) << text;
   auto pidfd = suites.find_child_by_attribute("testsuite", "name", "proc-pidfd");
   EXPECT_EQ(pidfd.attribute("skipped").as_int(), 1);
   auto skipped = pidfd.find_child_by_attribute("testcase", "name", "cgroup-only").child("skipped");
   EXPECT_STREQ(skipped.attribute("message").value(), "no writable cgroup v2");
+}
+
+// A reaper that leaves a thousand processes still gets a readable report: the first few, "and N
+// more", lines cut; the JSON keeps every one.
+TEST(Evidence, IsBoundedToAScreenfulWhileTheJsonKeepsEverything) {
+  RunResult run = sample();
+  CaseResult& c = run.cases[0];
+  const std::string long_arg(5000, 'x');
+  for (int i = 0; i < 1000; ++i) {
+    c.survivors.push_back({100 + i, 1, 100, 100, "S", "child", {"perl", long_arg}});
+  }
+  c.reason = std::string(100000, 'r');
+  size_t lines = 0;
+  for (const auto& s : evidence_sections(c)) {
+    for (const auto& line : s.lines) {
+      EXPECT_LE(line.size(), 3 * kEvidenceLimits.width) << line.substr(0, 200);
+      ++lines;
+    }
+  }
+  EXPECT_LE(lines, kEvidenceLimits.processes + 2);
+  const std::string text = evidence_text(c);
+  EXPECT_NE(text.find("and 993 more (results.json lists all 1001)"), std::string::npos) << text;
+  EXPECT_LE(short_reason(c).size(), 3 * kEvidenceLimits.reason);
+  const std::string summary = evidence_summary(c);
+  EXPECT_NE(summary.find("escaped (pid 5, perl tree.pl spec.json), child (pid 100, perl "),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("and 999 more survived"), std::string::npos) << summary;
+  nlohmann::json j = run;
+  EXPECT_EQ(j["cases"][0]["survivors"].size(), 1001u);
+  EXPECT_EQ(j["cases"][0]["reason"].get<std::string>().size(), 100000u);
+}
+
+TEST(Evidence, CutKeepsWholeCharacters) {
+  EXPECT_EQ(cut("abcdef", 10), "abcdef");
+  EXPECT_EQ(cut("abcdef", 4), "abc…");
+  EXPECT_EQ(cut("ab×de", 4), "ab×…");
+  EXPECT_EQ(cut("ab×d", 4), "ab×d");
+}
+
+// A deep install or worktree path does not push the script's name out of a survivor's row.
+TEST(Evidence, ALongArgvKeepsTheScriptsName) {
+  const std::vector<std::string> argv = {
+      "/usr/bin/perl", "/opt/a/deep/install/prefix/share/reapcheck/fixtures/perl/tree.pl",
+      "/tmp/reapcheck-AbCdEf/worktree/.reapcheck/spec.json"};
+  EXPECT_EQ(fitted_argv(argv, 200), fmt::format("{}", fmt::join(argv, " ")));  // it fits
+  EXPECT_EQ(fitted_argv(argv, 60), "/usr/bin/perl …/perl/tree.pl …/.reapcheck/spec.json");
+  EXPECT_EQ(fitted_argv({"sleep", "infinity"}, 5), "slee…");
+}
+
+// The headline names who was hit, with what, by whom, as the signal ledger recorded it.
+TEST(Evidence, SummaryNamesTheBystanderHitAndItsSender) {
+  CaseResult c;
+  c.verdict = Verdict::bystander_hit;
+  SignalRecord r;
+  r.sender = {Party::Kind::reaper, 9, "sh", true};
+  r.sender_argv = {"sh", "-c", "/usr/bin/my-reaper kill 7"};
+  r.call = "kill";
+  r.target = "pid 7";
+  r.signal = "SIGKILL";
+  r.reached = {{Party::Kind::bystander, 7, "sibling-agent", true}};
+  c.signals = {r};
+  EXPECT_EQ(evidence_summary(c), "sibling-agent got SIGKILL from pid 9 (sh -c my-reaper kill 7)");
+}
+
+TEST(Evidence, TheLessonSaysWhyAndWhatToTry) {
+  CaseResult c = sample().cases[0];
+  c.expected_reason = "killpg reaches only the agent's group";
+  ScenarioNotes notes{
+      "A child that calls setsid()", {}, {"pgroup", "cgroup", "pidns"}, "cgroup.kill"};
+  const auto lines = lesson_lines(c, &notes);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "scenario: A child that calls setsid()");
+  EXPECT_EQ(lines[1], "why pgroup fails it: killpg reaches only the agent's group");
+  EXPECT_EQ(lines[2], "reapers that pass it: cgroup, pidns — try --reaper cgroup");
 }
 
 TEST(JsonReport, RoundTripsTheContractFields) {

@@ -1,0 +1,57 @@
+# Installing reapcheck: `cmake --install build --prefix P` lays out
+#   P/bin/reapcheck
+#   P/libexec/reapcheck/reapcheck-bystander, reapcheck-c-member   (helpers, off PATH)
+#   P/share/reapcheck/scenarios/ (with expectations/), P/share/reapcheck/fixtures/
+#   P/share/bash-completion/completions/reapcheck
+#   P/include/reaper/{reaper.h,agent.h,os/unique_fd.h}, P/lib/libreapcheck_reaper.a,
+#   P/lib/cmake/reapcheck/ (find_package(reapcheck) → reapcheck::reaper)
+# The binary finds the rest relative to itself (harness/support/paths.h), so P can be anywhere
+# and moved. `cpack -G DEB` in the build directory makes a Debian package of the same.
+include(CMakePackageConfigHelpers)
+
+# The library: its public headers are reaper.h, agent.h and what they include.
+install(TARGETS reapcheck_reaper EXPORT reapcheckTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(FILES reaper/reaper.h reaper/agent.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/reaper)
+install(FILES reaper/os/unique_fd.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/reaper/os)
+set(cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/reapcheck)
+install(EXPORT reapcheckTargets NAMESPACE reapcheck:: DESTINATION ${cmake_dir})
+configure_package_config_file(cmake/reapcheckConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/reapcheckConfig.cmake INSTALL_DESTINATION ${cmake_dir})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/reapcheckConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/reapcheckConfig.cmake
+  ${PROJECT_BINARY_DIR}/reapcheckConfigVersion.cmake DESTINATION ${cmake_dir})
+
+if(REAPCHECK_HARNESS)
+  install(TARGETS reapcheck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS reapcheck-bystander reapcheck-c-member
+    RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/reapcheck)
+  install(DIRECTORY scenarios/ DESTINATION ${CMAKE_INSTALL_DATADIR}/reapcheck/scenarios)
+  # The node packages' node_modules (npm ci by scripts/setup.sh) go too: the scenarios run them,
+  # with their modes (npm run dev execs node_modules/.bin/vite, which must stay executable).
+  install(DIRECTORY fixtures/ DESTINATION ${CMAKE_INSTALL_DATADIR}/reapcheck/fixtures
+    USE_SOURCE_PERMISSIONS PATTERN c-member EXCLUDE)
+  install(FILES ${PROJECT_BINARY_DIR}/share/bash-completion/completions/reapcheck
+    DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+  install(FILES LICENSE CHANGELOG.md README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+endif()
+
+# cpack -G DEB: a package for Debian 12 that installs under /usr.
+set(CPACK_PACKAGE_NAME reapcheck)
+set(CPACK_PACKAGE_VENDOR "reapcheck")
+set(CPACK_PACKAGE_CONTACT "reapcheck maintainers <reapcheck@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+  "Runs process reapers against the ways a process tree escapes them, in sandboxes")
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # the shared libraries, found by dpkg-shlibdeps
+set(CPACK_STRIP_FILES ON)  # the programs without their debug info (static libraries are never stripped)
+# What the harness runs: perl builds the trees, ps and pgrep are the seed reapers' tools, util-linux
+# holds setsid and script; node and npm run the node scenarios.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "perl, procps, util-linux, bsdutils")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "nodejs, npm")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "tini, dumb-init, catatonit, bubblewrap")
+include(CPack)

@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "harness/model/merge.h"
+#include "harness/model/shard.h"
+
+namespace reapcheck {
+namespace {
+
+TEST(Shard, ParsesKOfNAndRefusesTheRest) {
+  const auto s = parse_shard("2/3");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->index, 2);
+  EXPECT_EQ(s->count, 3);
+  EXPECT_EQ(s->text(), "2/3");
+  for (const char* bad : {"", "3", "0/3", "4/3", "1/0", "a/3", "1/3x", "/3", "2/"}) {
+    EXPECT_FALSE(parse_shard(bad)) << bad;
+  }
+}
+
+TEST(Shard, TheSlicesCoverEveryCellOnce) {
+  std::multiset<size_t> seen;
+  for (int k = 1; k <= 3; ++k) {
+    for (size_t cell = 0; cell < 20; ++cell) {
+      if (Shard{k, 3}.holds(cell)) seen.insert(cell);
+    }
+  }
+  EXPECT_EQ(seen.size(), 20u);
+  for (size_t cell = 0; cell < 20; ++cell) EXPECT_EQ(seen.count(cell), 1u) << cell;
+}
+
+RunResult slice(const std::string& shard,
+                const std::vector<std::pair<std::string, std::string>>& cells) {
+  RunResult r;
+  r.info.plan_scenarios = {"a", "b"};
+  r.info.plan_reapers = {"x", "y"};
+  r.info.shard = shard;
+  for (auto& [scenario, reaper] : cells) {
+    CaseResult c;
+    c.scenario = scenario;
+    c.reaper = reaper;
+    c.verdict = Verdict::pass;
+    r.cases.push_back(c);
+  }
+  return r;
+}
+
+TEST(Merge, PutsTheSlicesBackInPlanOrderAndNamesMissingCells) {
+  const Merged m = merge_runs({slice("2/2", {{"a", "y"}, {"b", "y"}}), slice("1/2", {{"a", "x"}})},
+                              {"two.json", "one.json"});
+  std::vector<std::string> order;
+  for (const auto& c : m.run.cases) order.push_back(c.scenario + "/" + c.reaper);
+  EXPECT_EQ(order, (std::vector<std::string>{"a/x", "a/y", "b/y"}));
+  EXPECT_EQ(m.missing, std::vector<std::string>{"b × x"});
+  EXPECT_EQ(m.run.info.shard, "merged from 2/2, 1/2");
+}
+
+TEST(Merge, RefusesACaseTwiceAndSlicesOfAnotherRun) {
+  EXPECT_THROW(merge_runs({slice("1/2", {{"a", "x"}}), slice("1/2", {{"a", "x"}})}, {"p", "q"}),
+               std::runtime_error);
+  RunResult other = slice("2/2", {{"b", "y"}});
+  other.grace_ms = 5000;
+  EXPECT_THROW(merge_runs({slice("1/2", {{"a", "x"}}), other}, {"p", "q"}), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace reapcheck
