@@ -1,7 +1,9 @@
 #include "harness/catalog/external.h"
 
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <array>
@@ -24,10 +26,14 @@ constexpr size_t kStderrKept = 4096;
 
 // Child-side set-up for the command, run between fork and exec: a process group of its own, so
 // a hang can be ended whole, and the signal state of a fresh program — the reaper host blocks
-// and handles signals that a shell and its children must see as defaults.
+// and handles signals that a shell and its children must see as defaults. Its stdout joins its
+// stderr in the evidence (never reapcheck's own stdout, where the matrix goes), and nothing
+// above fd 2 survives the exec: the launcher leaves its /dev/null and a pipe open otherwise.
 struct OwnGroupDefaultSignals {
   bp::error_code on_exec_setup(bp::posix::default_launcher&, const bp::filesystem::path&,
                                const char* const*) {
+    ::dup2(STDERR_FILENO, STDOUT_FILENO);
+    ::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
     ::setpgid(0, 0);
     sigset_t none;
     sigemptyset(&none);
@@ -76,7 +82,7 @@ class StderrReader {
   std::array<char, 1024> buf_{};
 };
 
-// Runs `sh -c command` with stdin from /dev/null and stderr captured, until it exits or
+// Runs `sh -c command` with stdin from /dev/null and stdout and stderr captured, until it exits or
 // `deadline` passes; then its process group — its own, nothing else — is killed.
 CommandRun run_command(const std::string& command, std::chrono::steady_clock::time_point deadline) {
   asio::io_context ctx;

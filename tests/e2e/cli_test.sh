@@ -54,10 +54,20 @@ check "unknown scenario lists the valid ones" $?
 
 mkdir -p "$work/bad"
 printf 'description = "x"\n[tree]\nrole = "agent"\nsetsd = true\n' >"$work/bad/typo.toml"
-run 2 "$bin" --scenarios "$work/bad" list
-check "malformed scenario exits 2" $?
+run 2 "$bin" --scenarios "$work/bad" run --reaper pgroup
+check "a run that selects a malformed scenario exits 2" $?
 grep -q "typo.toml:4:1: unknown key 'setsd'" "$work/err"
 check "malformed scenario names file:line:col" $?
+# One bad file does not block the others: a run that does not select it goes on, and says so.
+cp "$src/scenarios/plain-child.toml" "$work/bad/"
+run 0 "$bin" --scenarios "$work/bad" run -q --scenario plain-child --reaper subreaper
+check "a bad file not selected does not block the run" $?
+grep -q "scenario 'typo' is left out: .*typo.toml:4:1" "$work/err"
+check "a bad file not selected is named on stderr" $?
+run 0 "$bin" --scenarios "$work/bad" list
+check "list shows the scenarios that parse" $?
+grep -q "plain-child" "$work/out" && grep -q "typo.toml:4:1" "$work/err"
+check "list names the bad file on stderr" $?
 
 run 2 env PATH=/nonexistent "$bin" run --scenario plain-child
 check "missing perl exits 2" $?
