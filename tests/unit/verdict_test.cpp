@@ -73,7 +73,7 @@ TEST(Readiness, ParsesAnnouncements) {
   EXPECT_FALSE(parse_announcement("ready x agent"));
   // A role is held to the scenario files' rule: a newline or control byte is no role.
   EXPECT_FALSE(parse_announcement("ready 42 agent\n"));
-  EXPECT_FALSE(parse_announcement(std::string_view("ready 42 a\0b", 13)));
+  EXPECT_FALSE(parse_announcement(std::string_view("ready 42 a\0b", 12)));  // the NUL inside
   EXPECT_FALSE(parse_announcement("ready 0 agent"));
   EXPECT_FALSE(parse_announcement("ready 4 two words"));
   EXPECT_FALSE(parse_announcement("hello 4 agent"));
