@@ -23,7 +23,7 @@ constexpr std::chrono::milliseconds kPollInterval{100};
 // swallows a failing `ps`: the list is then silently empty.
 std::vector<pid_t> ps_descendants(pid_t root) {
   ChildMap children;
-  if (FILE* ps = ::popen("ps -ax -o pid,ppid", "r")) {
+  if (FILE* ps = ::popen("ps -ax -o pid,ppid 2>/dev/null", "r")) {
     char line[256];
     while (std::fgets(line, sizeof line, ps) != nullptr) {
       std::istringstream in(line);
