@@ -46,6 +46,16 @@ struct OpenPort {
   std::string role;
 };
 
+// The restart check: a port of the tree that could not be bound again right after the reaper
+// returned, as a dev server restarted at that moment binds it — once what was already dying had
+// finished dying.
+struct RebindFailure {
+  int port = 0;
+  std::string role;   // the role that listened there
+  std::string error;  // what bind() said: "EADDRINUSE"
+  pid_t holder = 0;   // the process still listening there, 0 when not found
+};
+
 // A PID-reuse race: whether the decoy took the recycled id while the reaper was still at work.
 struct RaceRecord {
   BystanderKind kind = BystanderKind::recycled_pid;  // recycled_pid or recycled_pgid
@@ -140,6 +150,7 @@ struct Observations {
   // Evidence this case could not collect, and why (no seccomp here, say); empty when complete.
   std::vector<std::string> missing_evidence;
   std::vector<LateMember> late;  // members alive and not dying when the reaper returned
+  std::vector<RebindFailure> rebind_failures;  // ports still bound when the reaper returned
   // The reaper's own processes still running when it returned (a detached helper, say).
   std::vector<ProcessRecord> reaper_left_running;
   std::optional<RaceRecord> race;

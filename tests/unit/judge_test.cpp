@@ -132,6 +132,28 @@ std::vector<Row> rows() {
                  "child (pid 5, pgid 5, sid 5, state S: perl tree.pl) died 700 ms after; the "
                  "reaper left running"});
 
+  Observations restart = clean();
+  restart.rebind_failures = {{41001, "server", "EADDRINUSE", 9}};
+  out.push_back({"a port still bound when the reaper returned (the restart check)", restart,
+                 Verdict::late,
+                 "a restarting dev server could not bind its port: port 41001 (server) could not "
+                 "be bound again: EADDRINUSE, still held by pid 9"});
+
+  Observations restart_and_late = late;
+  restart_and_late.rebind_failures = restart.rebind_failures;
+  out.push_back({"lateness and the restart check are told together", restart_and_late,
+                 Verdict::late, "died 700 ms after; right after the reaper returned"});
+
+  Observations restart_and_leak = port;
+  restart_and_leak.rebind_failures = restart.rebind_failures;
+  out.push_back({"a port still answering after the settle outranks the restart check",
+                 restart_and_leak, Verdict::leak, "port 41002 (watcher) still accepting"});
+
+  Observations restart_and_stray = restart;
+  restart_and_stray.signals = stray.signals;
+  out.push_back({"a stray signal outranks the restart check", restart_and_stray,
+                 Verdict::stray_signal, "group 6"});
+
   Observations leak_and_stray = leak;
   leak_and_stray.signals = stray.signals;
   leak_and_stray.late = late.late;
