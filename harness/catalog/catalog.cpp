@@ -32,11 +32,13 @@ std::optional<std::string> command_after(std::string_view id, std::string_view p
 ReaperChoice exec_choice(std::string id, std::string command, ReaperChoice::Origin origin,
                          std::string needs) {
   std::string technique = "exec: " + command;
-  return {origin, std::move(id), std::move(technique),
-          [command = std::move(command)](const reaper::ReaperConfig&) {
-            return reaper::make_exec_command(command);
-          },
-          std::move(needs)};
+  return {origin,
+          std::move(id),
+          std::move(technique),
+          [command](const reaper::ReaperConfig&) { return reaper::make_exec_command(command); },
+          std::move(needs),
+          false,
+          command};
 }
 
 ReaperChoice supervise_choice(std::string id, std::string command, ReaperChoice::Origin origin,

@@ -26,6 +26,9 @@ struct ReaperChoice {
   std::string needs;  // a program that must be installed (presets); empty otherwise
   // The agent runs under the reaper's own process (supervise:), which is then no member.
   bool supervises = false;
+  // For an exec: reaper, its kill command, {pid} and the rest not yet filled in: what a program
+  // runs on its own tree when the kill is requested from inside it.
+  std::string command;
 };
 
 // The built-ins, then the presets, in the order reports show them.

@@ -7,6 +7,7 @@
 
 #include "harness/catalog/catalog.h"
 #include "harness/cli/commands.h"
+#include "harness/engine/applicability.h"
 
 namespace reapcheck {
 namespace {
@@ -30,7 +31,11 @@ nlohmann::json list_json(const ScenarioSet& set) {
       if (const Expectation e = set.expectations.expected(s.id, r.id); is_weakness(e.verdict)) {
         known[r.id] = {{"verdict", to_string(e.verdict)}, {"reason", e.reason}};
       }
-      if (const std::string* why = set.expectations.skip_reason(s.id, r.id)) skip[r.id] = *why;
+      if (const std::string* why = set.expectations.skip_reason(s.id, r.id)) {
+        skip[r.id] = *why;
+      } else if (std::string never = inapplicable(s, r); !never.empty()) {
+        skip[r.id] = never;  // the scenario asks what this kind of reaper cannot do
+      }
     }
     j["scenarios"].push_back({{"id", s.id},
                               {"description", s.description},

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "harness/engine/audit.h"
+#include "reaper/os/cgroup_fs.h"
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
@@ -78,6 +79,12 @@ SignalLedger::Status read_status(pid_t pid) {
     if (letter != std::string::npos) st.state = text[letter];
   }
   return st;
+}
+
+// A stopped process (job control or SIGSTOP), or one in a frozen cgroup, runs nothing — its
+// handlers for what is pending included — until it is continued or thawed: it has settled.
+bool halted(pid_t pid, const SignalLedger::Status& s) {
+  return s.state == 'T' || s.state == 't' || reaper::cgroup_frozen(pid);
 }
 
 // The process a thread id belongs to.
@@ -287,6 +294,7 @@ SignalLedger::Activity SignalLedger::activity(const Candidate& c) {
   }
   if (dying(c.pid)) return Activity::dying;
   const Status s = read_status(c.pid);
+  if (halted(c.pid, s)) return Activity::settled;
   // A signal still pending and not blocked has a handler yet to run (which may exit); a
   // running process may be in one now.
   if ((s.pending & ~s.blocked) != 0 || s.state == 'R' || s.state == 'D') return Activity::busy;

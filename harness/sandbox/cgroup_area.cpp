@@ -33,12 +33,22 @@ CgroupArea::~CgroupArea() {
   ::rmdir(path_.c_str());
 }
 
-void CgroupArea::sweep() const {
-  if (path_.empty()) return;
+namespace {
+
+// Removes every group below `dir`, deepest first: a case's members may nest groups of their own.
+void remove_groups_below(const std::filesystem::path& dir) {
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(path_, ec)) {
-    if (entry.is_directory(ec)) ::rmdir(entry.path().c_str());  // cgroupfs: rmdir, not unlink
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (!entry.is_directory(ec)) continue;
+    remove_groups_below(entry.path());
+    ::rmdir(entry.path().c_str());  // cgroupfs: rmdir, not unlink
   }
+}
+
+}  // namespace
+
+void CgroupArea::sweep() const {
+  if (!path_.empty()) remove_groups_below(path_);
 }
 
 }  // namespace reapcheck

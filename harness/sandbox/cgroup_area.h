@@ -18,7 +18,7 @@ class CgroupArea {
   // The parent, for the cgroup reaper's configuration; empty where none could be created.
   const std::string& path() const { return path_; }
 
-  // Removes every (empty) group left under the parent.
+  // Removes every (empty) group left under the parent, and the groups nested in them.
   void sweep() const;
 
  private:
