@@ -87,6 +87,14 @@ bool halted(pid_t pid, const SignalLedger::Status& s) {
   return s.state == 'T' || s.state == 't' || reaper::cgroup_frozen(pid);
 }
 
+// Everything `reached` holds is `sender`'s own exited child, not yet reaped: ids it keeps taken.
+bool pinned_by(pid_t sender, const std::vector<Party>& reached) {
+  return !reached.empty() && std::all_of(reached.begin(), reached.end(), [&](const Party& p) {
+    const auto self = reaper::ProcTable::read_one(p.pid, reaper::Detail::stat);
+    return !p.alive && self && self->ppid == sender;
+  });
+}
+
 // The process a thread id belongs to.
 pid_t thread_group_of(pid_t tid) {
   const std::string tgid = reaper::status_field(tid, "Tgid");
@@ -234,6 +242,15 @@ void SignalLedger::answer(const seccomp_notif& call, bool unsettled) {
   ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response);
 }
 
+// A process of the reaper's side whose own call is held here reaps nothing until it is answered
+// (timeout(1) reaps its child from its main loop, not from a handler): waiting for it to reap
+// would wait for ourselves. The reaper host reaps from its SIGCHLD handler, which runs while it
+// waits, and is never held in this sense.
+bool SignalLedger::held(pid_t pid) const {
+  return std::any_of(deferred_.begin(), deferred_.end(),
+                     [&](const Deferred& d) { return static_cast<pid_t>(d.call.pid) == pid; });
+}
+
 bool SignalLedger::add_candidate(pid_t pid) {
   auto fd = reaper::pidfd_open(pid);
   const auto p = reaper::ProcTable::read_one(pid, reaper::Detail::stat);
@@ -287,9 +304,9 @@ SignalLedger::Activity SignalLedger::activity(const Candidate& c) {
     const auto self = reaper::ProcTable::read_one(c.pid, reaper::Detail::stat);
     if (!self) return Activity::settled;
     const Status parent = read_status(self->ppid);
-    const bool reaps = self->ppid == 1 ||
-                       census_.who(self->ppid).value_or(Party{}).kind == Party::Kind::harness ||
-                       (parent.caught & (1ULL << (SIGCHLD - 1))) != 0;
+    const bool harness = census_.who(self->ppid).value_or(Party{}).kind == Party::Kind::harness;
+    const bool reaps = self->ppid == 1 || harness ||
+                       ((parent.caught & (1ULL << (SIGCHLD - 1))) != 0 && !held(self->ppid));
     return reaps && !parent.gone ? Activity::busy : Activity::settled;
   }
   if (dying(c.pid)) return Activity::dying;
@@ -376,6 +393,7 @@ SignalRecord SignalLedger::resolve(const seccomp_notif& call) const {
     default:
       r.call = fmt::format("syscall {}", call.data.nr);
   }
+  r.pinned = pinned_by(sender, r.reached);
   r.signal = sig == 0 ? "0" : reaper::signal_name(sig);
   r.result = sig < 0 || sig > SIGRTMAX ? "invalid signal"
              : r.reached.empty()       ? "no such process"

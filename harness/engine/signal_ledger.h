@@ -80,6 +80,7 @@ class SignalLedger {
   bool race_pending();
   enum class Activity { settled, dying, busy };
   Activity activity(const Candidate& c);
+  bool held(pid_t pid) const;
   bool add_candidate(pid_t pid);
 
   reaper::UniqueFd listener_;

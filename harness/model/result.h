@@ -94,7 +94,11 @@ struct SignalRecord {
   std::vector<std::string> sender_argv;
   std::string call;    // kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal
   std::string target;  // as written: "pid 7", "group 5", "its own group", "every process", "pidfd"
-  bool by_pidfd = false;       // addressed through a pidfd: it cannot reach a recycled pid
+  bool by_pidfd = false;  // addressed through a pidfd: it cannot reach a recycled pid
+  // Everything it reached was the sender's own child, exited and not yet reaped: the id stays
+  // taken until the sender reaps it, so no recycled id could be reached (timeout(1) sends its
+  // child SIGCONT after the SIGTERM that ended it).
+  bool pinned = false;
   std::vector<Party> reached;  // what the target held at that instant; empty: nothing at all
   std::string signal;          // "SIGKILL"; "0" for the existence probe, which delivers nothing
   // What the call does, from the target as resolved while the sender waited: "sent", "no such

@@ -133,10 +133,19 @@ void from_json(const nlohmann::json& j, Party& p) {
 }
 
 void to_json(nlohmann::json& j, const SignalRecord& r) {
-  j = {{"at_ms", r.at_ms},     {"sender", r.sender}, {"sender_argv", r.sender_argv},
-       {"call", r.call},       {"target", r.target}, {"by_pidfd", r.by_pidfd},
-       {"reached", r.reached}, {"signal", r.signal}, {"result", r.result},
-       {"counts", r.counts()}, {"stray", r.stray()}, {"hit_outside", r.hit_outside()}};
+  j = {{"at_ms", r.at_ms},
+       {"sender", r.sender},
+       {"sender_argv", r.sender_argv},
+       {"call", r.call},
+       {"target", r.target},
+       {"by_pidfd", r.by_pidfd},
+       {"pinned", r.pinned},
+       {"reached", r.reached},
+       {"signal", r.signal},
+       {"result", r.result},
+       {"counts", r.counts()},
+       {"stray", r.stray()},
+       {"hit_outside", r.hit_outside()}};
 }
 
 void from_json(const nlohmann::json& j, SignalRecord& r) {
@@ -146,6 +155,7 @@ void from_json(const nlohmann::json& j, SignalRecord& r) {
   j.at("call").get_to(r.call);
   j.at("target").get_to(r.target);
   r.by_pidfd = j.value("by_pidfd", false);
+  r.pinned = j.value("pinned", false);
   j.at("reached").get_to(r.reached);
   j.at("signal").get_to(r.signal);
   r.result = j.value("result", "");

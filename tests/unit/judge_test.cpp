@@ -96,6 +96,13 @@ std::vector<Row> rows() {
   out.push_back({"a signal to a pid that held only a zombie", zombies, Verdict::stray_signal,
                  "(pid 5, dead)"});
 
+  Observations pinned = clean();
+  pinned.signals = {
+      call(Party::Kind::reaper, "pid 5", {{Party::Kind::member, 5, "child", false}}, "SIGCONT")};
+  pinned.signals[0].pinned = true;
+  out.push_back({"a signal to the sender's own unreaped child cannot reach a recycled pid", pinned,
+                 Verdict::pass, "all 2"});
+
   Observations by_pidfd = clean();
   by_pidfd.signals = {call(Party::Kind::reaper, "pidfd of a reaped process", {}, "SIGKILL", true)};
   out.push_back({"a pidfd cannot reach a recycled pid", by_pidfd, Verdict::pass, "all 2"});
