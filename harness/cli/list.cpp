@@ -17,11 +17,14 @@ nlohmann::json list_json(const ScenarioSet& set) {
   j["reapers"] = nlohmann::json::array();
   j["presets"] = nlohmann::json::array();
   for (const auto& r : reaper_catalog()) {
-    if (r.origin == ReaperChoice::Origin::builtin) {
-      j["reapers"].push_back({{"id", r.id}, {"technique", r.technique}});
-    } else {
-      j["presets"].push_back({{"id", r.id}, {"technique", r.technique}, {"needs", r.needs}});
-    }
+    nlohmann::json needs = nlohmann::json::array();
+    for (const Need& n : r.needs) needs.push_back(n.what);
+    nlohmann::json entry = {{"id", r.id},
+                            {"technique", r.technique},
+                            {"needs", needs},
+                            {"requires", r.requires_what},
+                            {"min_grace_ms", r.min_grace.count()}};
+    j[r.origin == ReaperChoice::Origin::builtin ? "reapers" : "presets"].push_back(entry);
   }
   j["scenarios"] = nlohmann::json::array();
   for (const auto& s : set.scenarios) {

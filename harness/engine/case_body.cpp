@@ -296,12 +296,12 @@ class CaseBody {
     spec.argv = prepare_fixture(scenario_, worktree_, inside_kill_command());
     spec.cwd = worktree_.string();
     spec.blocked_signals = signal_numbers(scenario_.setup.blocked);
-    spec.env = {"PATH=" + path_,
-                "LC_ALL=C",
-                "REAPCHECK_READY_FD=" + std::to_string(ready.writer()),
+    spec.env = {"PATH=" + path_, "LC_ALL=C", "REAPCHECK_READY_FD=" + std::to_string(ready.writer()),
                 "REAPCHECK_READY_SOCKET=" + ready.socket_path(),
                 "REAPCHECK_FIXTURE_LOG=" + log_.string(),
                 "REAPCHECK_WORKTREE=" + worktree_.string(),
+                // A supervisor with a grace period of its own keeps within the case's.
+                "REAPCHECK_GRACE_MS=" + std::to_string(options_.grace.count()),
                 "REAPCHECK_THREAD_MEMBER=" + helper_path("reapcheck-thread-member")};
     spec.inherit_fds = {ready.writer()};
     spec.output_fd = log_fd_.get();

@@ -67,9 +67,7 @@ CaseResult attempt(const Scenario& scenario, const ReaperChoice& reaper,
 // Why this machine cannot run the case, or empty.
 std::string unsupported_here(const Scenario& scenario, const ReaperChoice& reaper,
                              const CaseOptions& options) {
-  if (!reaper.needs.empty() && find_in_path(reaper.needs).empty()) {
-    return reaper.needs + " is not installed (Debian package " + reaper.needs + ")";
-  }
+  if (std::string missing = missing_need(reaper.needs); !missing.empty()) return missing;
   if (scenario.uses_cgroups() && options.cgroup_parent.empty()) {
     return "its members move into cgroups of their own, and this machine has no writable cgroup "
            "v2 hierarchy to hold them";
@@ -92,6 +90,12 @@ std::optional<CaseResult> precondition(const CaseJob& job,
     return blocked(Blocker::Kind::unsupported, why);
   }
   return std::nullopt;
+}
+
+// The case's options with at least the grace period the reaper's own timers keep.
+CaseOptions with_reapers_grace(CaseOptions options, const ReaperChoice& reaper) {
+  options.grace = std::max(options.grace, reaper.min_grace);
+  return options;
 }
 
 }  // namespace
@@ -127,8 +131,9 @@ CaseResult run_case(const CaseJob& job, const CaseOptions& options) {
   if (auto stop = precondition(job, reaper, options)) {
     observed = std::move(*stop);
   } else {
-    observed = retry_unopened_race([&] { return attempt(*job.scenario, *reaper, options); },
-                                   kRaceAttempts);
+    const CaseOptions ours = with_reapers_grace(options, *reaper);
+    observed =
+        retry_unopened_race([&] { return attempt(*job.scenario, *reaper, ours); }, kRaceAttempts);
   }
   CaseResult r = complete_case(job, std::move(observed));
   r.case_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();

@@ -166,7 +166,9 @@ ReaperInfo cgroup_strategy() {
           "wait for populated 0",
           [](const ReaperConfig& config) -> std::unique_ptr<Reaper> {
             return std::make_unique<Cgroup>(config.cgroup_parent);
-          }};
+          },
+          "a writable cgroup v2 subtree (root, or one delegated to the user) and Linux 5.14 for "
+          "cgroup.kill"};
 }
 
 }  // namespace reaper

@@ -115,7 +115,9 @@ ReaperInfo pidns_strategy() {
   return {"pidns",
           "the agent as PID 1 of its own PID namespace, dying with its spawner: SIGTERM, grace, "
           "SIGKILL to the init",
-          [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<PidNs>(); }};
+          [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<PidNs>(); },
+          "CAP_SYS_ADMIN for a PID namespace (root, or inside a user namespace) and Linux 5.3 for "
+          "pidfds"};
 }
 
 }  // namespace reaper

@@ -76,9 +76,10 @@ class PsWalk final : public Reaper {
 }  // namespace
 
 ReaperInfo ps_walk_strategy() {
-  return {
-      "ps-walk", "ps -ax snapshot, killpg + per-pid SIGTERM, grace, SIGKILL gated on kill(pid,0)",
-      [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<PsWalk>(); }};
+  return {"ps-walk",
+          "ps -ax snapshot, killpg + per-pid SIGTERM, grace, SIGKILL gated on kill(pid,0)",
+          [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<PsWalk>(); },
+          "procps's ps on PATH (a failing ps leaves it an empty list, silently)"};
 }
 
 }  // namespace reaper
