@@ -4,12 +4,13 @@
 #include <stdexcept>
 
 #include "harness/model/result_json.h"
+#include "harness/model/text.h"
 #include "reports/file_output.h"
 
 namespace reapcheck {
 
 void write_json_report(const RunResult& run, const std::filesystem::path& file) {
-  write_text_file(file, nlohmann::json(run).dump(2) + "\n");
+  write_text_file(file, json_text(nlohmann::json(run), 2) + "\n");
 }
 
 RunResult read_json_report(const std::filesystem::path& file) {

@@ -8,6 +8,7 @@
 #include "harness/catalog/catalog.h"
 #include "harness/cli/commands.h"
 #include "harness/engine/applicability.h"
+#include "harness/model/text.h"
 
 namespace reapcheck {
 namespace {
@@ -84,7 +85,7 @@ Command list_command(CLI::App& app, const GlobalArgs& global) {
   return {cmd, [json, &global] {
             const ScenarioSet set = load_inputs(global);
             if (*json) {
-              fmt::print("{}\n", list_json(set).dump(2));
+              fmt::print("{}\n", json_text(list_json(set), 2));
             } else {
               print_list(set);
             }

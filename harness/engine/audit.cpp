@@ -1,59 +1,22 @@
 #include "harness/engine/audit.h"
 
-#include <signal.h>
-
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <sstream>
 
+#include "harness/engine/activity.h"
+#include "harness/model/text.h"
 #include "reaper/os/pidfd.h"
-#include "reaper/os/read_file.h"
 
 namespace reapcheck {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr unsigned long kPfExiting = 0x4;  // PF_EXITING in a task's flags
-
-// One thread of the process: a pending SIGKILL, or PF_EXITING in the flags of its stat (the
-// ninth field, the sixth after the parenthesised comm).
-bool thread_dying(const std::string& task) {
-  const std::string status = reaper::read_file(task + "/status");
-  for (const char* field : {"\nSigPnd:", "\nShdPnd:"}) {
-    const size_t at = status.find(field);
-    if (at != std::string::npos &&
-        (std::strtoull(status.c_str() + at + std::strlen(field), nullptr, 16) &
-         (1ULL << (SIGKILL - 1))) != 0) {
-      return true;
-    }
-  }
-  const std::string stat = reaper::read_file(task + "/stat");
-  const size_t close = stat.rfind(')');
-  if (close == std::string::npos) return false;
-  std::istringstream fields(stat.substr(close + 1));
-  std::string field;
-  for (int i = 0; i < 7 && fields >> field; ++i) {
-  }
-  return (std::strtoul(field.c_str(), nullptr, 10) & kPfExiting) != 0;
-}
-
 }  // namespace
 
-bool dying(pid_t pid) {
-  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
-  std::error_code ec;
-  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
-    if (thread_dying(task.path().string())) return true;
-  }
-  return false;
-}
-
 ProcessRecord record_of(const reaper::ProcInfo& info, std::string role) {
-  return ProcessRecord{info.pid,        info.ppid, info.pgid, info.sid, std::string(1, info.state),
-                       std::move(role), info.argv};
+  return ProcessRecord{
+      info.pid,        info.ppid,           info.pgid, info.sid, std::string(1, info.state),
+      std::move(role), printable(info.argv)};
 }
 
 void watch_members(std::vector<Member>& members, DeathWatch& watch) {
@@ -62,53 +25,89 @@ void watch_members(std::vector<Member>& members, DeathWatch& watch) {
   }
 }
 
-AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const std::set<pid_t>& outside,
-                  Clock::time_point since, std::chrono::milliseconds settle,
-                  const std::set<pid_t>* sessions) {
-  const auto deadline = Clock::now() + settle;
+namespace {
+
+// Adds every live process of the tree not yet known (not announced, not outside) to `found`.
+bool find_unannounced(const AuditScope& scope, std::set<pid_t>& known, DeathWatch& watch,
+                      std::vector<Member>& found) {
+  bool grew = false;
+  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+  for (const auto& p : table.all()) {
+    if (scope.outside.count(p.pid) != 0 || known.count(p.pid) != 0) continue;
+    if (scope.sessions != nullptr && scope.sessions->count(p.sid) == 0) continue;
+    // A zombie is dead once its pidfd says so: a leader in state Z whose other threads still
+    // run is alive.
+    if (auto fd = reaper::pidfd_open(p.pid); fd && !reaper::pidfd_exited(fd->get())) {
+      const int slot = watch.add(fd->get());
+      found.push_back(Member{p.pid, "unannounced", std::move(*fd), slot});
+      known.insert(p.pid);
+      grew = true;
+    }
+  }
+  return grew;
+}
+
+bool alive(const Member& m) {
+  return m.pidfd && !reaper::pidfd_exited(m.pidfd.get());
+}
+
+// Nothing more can happen to the tree: all of it dead; or every live process of it idle and
+// not dying, and none of the reaper's own left running (which might yet kill it).
+bool certain(const std::vector<const std::vector<Member>*>& groups, const Census& census,
+             const AuditScope& scope) {
+  bool any_alive = false;
+  for (const auto* group : groups) {
+    for (const Member& m : *group) {
+      if (!alive(m)) continue;
+      any_alive = true;
+      if (activity(m.pid, m.pidfd.get(), census) != Activity::settled) return false;
+    }
+  }
+  return !any_alive ||
+         std::all_of(scope.reaper_left_running.begin(), scope.reaper_left_running.end(),
+                     [](int fd) { return reaper::pidfd_exited(fd); });
+}
+
+}  // namespace
+
+AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census& census,
+                  const AuditScope& scope) {
+  const auto start = Clock::now();
+  const auto deadline = start + scope.settle;
   std::set<pid_t> known;  // every pid already tracked, announced or found by a scan
   for (const Member& m : members) known.insert(m.pid);
   std::vector<Member> unannounced;
-  reaper::ProcTable table;
-
+  const std::vector<const std::vector<Member>*> groups = {&members, &unannounced};
+  // Each look that finds something still under way waits for a death a little longer, up to
+  // 16 ms; a death wakes it at once.
+  auto backoff = std::chrono::milliseconds(1);
   for (;;) {
-    watch.wait(deadline);
-    // Anything else alive in the sandbox came from the tree too. Look once every member we
-    // know of has died, or at the deadline.
-    table = reaper::ProcTable::read("/proc", reaper::Detail::full);
-    bool found_new = false;
-    for (const auto& p : table.all()) {
-      if (outside.count(p.pid) != 0 || known.count(p.pid) != 0) continue;
-      if (sessions != nullptr && sessions->count(p.sid) == 0) continue;
-      // A zombie is dead once its pidfd says so: a leader in state Z whose other threads still
-      // run is alive.
-      if (auto fd = reaper::pidfd_open(p.pid); fd && !reaper::pidfd_exited(fd->get())) {
-        const int slot = watch.add(fd->get());
-        unannounced.push_back(Member{p.pid, "unannounced", std::move(*fd), slot});
-        known.insert(p.pid);
-        found_new = true;
-      }
-    }
-    if (!found_new || Clock::now() >= deadline) break;
+    watch.wait(Clock::now());  // the deaths so far
+    const bool grew = find_unannounced(scope, known, watch, unannounced);
+    if (!grew && certain(groups, census, scope)) break;
+    if (Clock::now() >= deadline) break;
+    watch.wait(std::min(deadline, Clock::now() + backoff));
+    backoff = std::min(std::chrono::milliseconds(16), backoff * 2);
   }
 
   AuditResult result;
-  for (auto* group : {&members, &unannounced}) {
+  result.watched_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::full);
+  for (const auto* group : groups) {
     for (const Member& m : *group) {
       // Alive until its pidfd reports the exit of its whole thread group, whatever /proc shows
       // for the leader.
-      if (m.watch_slot < 0 || watch.dead(m.watch_slot) || reaper::pidfd_exited(m.pidfd.get())) {
-        continue;
-      }
+      if (m.watch_slot < 0 || !alive(m)) continue;
       const reaper::ProcInfo* p = table.find(m.pid);
       result.survivors.push_back(p != nullptr ? record_of(*p, m.role)
                                               : ProcessRecord{m.pid, 0, 0, 0, "?", m.role, {}});
     }
   }
   if (result.survivors.empty()) {
-    result.all_dead_ms =
-        std::chrono::duration<double, std::milli>(std::max(since, watch.last_death()) - since)
-            .count();
+    watch.wait(Clock::now());
+    result.all_dead_ms = std::chrono::duration<double, std::milli>(
+                             std::max(scope.since, watch.last_death()) - scope.since)
+                             .count();
   }
   return result;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/engine/census.h"
 #include "harness/engine/death_watch.h"
 #include "harness/model/result.h"
 #include "reaper/os/proc_table.h"
@@ -29,22 +30,31 @@ void watch_members(std::vector<Member>& members, DeathWatch& watch);
 struct AuditResult {
   std::vector<ProcessRecord> survivors;
   double all_dead_ms = -1;  // from `since` to the last death; -1 when something survived
+  double watched_ms = 0;    // from the start of the audit until its outcome was certain
 };
 
-// Waits, until `settle` has passed, for every member in `watch` to die, then scans the sandbox's
-// /proc for any other live process not in `outside` (the runner, the reaper host, bystanders): a
-// process the tree started without announcing it is still part of the tree. A process is dead
-// when its pidfd says its whole thread group has exited, not when /proc shows its leader as Z.
-// `sessions`, when given, limits the /proc scan to processes in those sessions: outside a
-// sandbox, not everything alive belongs to the tree.
-AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const std::set<pid_t>& outside,
-                  std::chrono::steady_clock::time_point since, std::chrono::milliseconds settle,
-                  const std::set<pid_t>* sessions = nullptr);
+// What the audit knows besides the members.
+struct AuditScope {
+  std::chrono::steady_clock::time_point since;  // the kill request
+  std::chrono::milliseconds settle{1000};       // the longest it watches
+  std::set<pid_t> outside;  // the runner, the reaper host, bystanders: never of the tree
+  // Outside a sandbox, not everything alive belongs to the tree: when set, only processes in
+  // these sessions are.
+  const std::set<pid_t>* sessions = nullptr;
+  // The reaper's own processes still running when it returned (a detached helper): while one
+  // runs, anything may still happen to the tree. Pidfds.
+  std::vector<int> reaper_left_running;
+};
 
-// The process is on its way out: a fatal signal is pending (the kernel turns a fatal signal into
-// SIGKILL on every thread as it is sent), or one of its threads is exiting. Read from
-// /proc/<pid>/task/*/; false when the process is gone.
-bool dying(pid_t pid);
+// Watches until the outcome is certain, then says who survived. A member that is dead is done;
+// one that is dying or busy (activity.h) is waited for; one that is alive, idle and not dying
+// will not die by itself — once every process of the tree is so, and none of the reaper's is
+// left running, nothing more can happen and the audit ends, with no further wait. `settle` bounds
+// the whole. Processes the tree started without announcing them (found in the sandbox's /proc,
+// outside `outside`) are of the tree too. A process is dead when its pidfd says its whole thread
+// group has exited, not when /proc shows its leader as Z.
+AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census& census,
+                  const AuditScope& scope);
 
 // A /proc entry as the result model records it.
 ProcessRecord record_of(const reaper::ProcInfo& info, std::string role);

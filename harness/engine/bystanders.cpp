@@ -1,7 +1,6 @@
 #include "harness/engine/bystanders.h"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -16,6 +15,7 @@
 #include "harness/sandbox/init_reaping.h"
 #include "harness/sandbox/pid_placement.h"
 #include "harness/support/paths.h"
+#include "reaper/os/backoff.h"
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
@@ -189,14 +189,14 @@ std::optional<init::Exit> exit_of_child(pid_t pid, int pidfd) {
 
 void Bystanders::settle(Clock::time_point deadline) const {
   for (const Entry& e : entries_) {
+    reaper::Backoff backoff;
     while (Clock::now() < deadline && !reaper::pidfd_exited(e.pidfd.get())) {
       const unsigned long long pending = pending_signals(e.pid);
       if (pending == 0) break;
       if (pending & (1ULL << (SIGKILL - 1))) {
-        auto left = reaper::time_left(deadline);
-        reaper::pidfd_wait_exit(e.pidfd.get(), std::max(left, std::chrono::milliseconds(0)));
+        reaper::pidfd_wait_exit(e.pidfd.get(), reaper::time_left(deadline));
       } else {
-        ::sched_yield();  // a handler is about to run; there is no event to wait on
+        backoff.wait(deadline, e.pidfd.get());  // a handler is about to run: no event says when
       }
     }
   }

@@ -2,8 +2,9 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <sched.h>
+#include <fmt/ranges.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <set>
 #include <variant>
 
+#include "harness/engine/activity.h"
 #include "harness/engine/audit.h"
 #include "harness/engine/bystanders.h"
 #include "harness/engine/case_environment.h"
@@ -24,8 +26,11 @@
 #include "harness/engine/reaper_host.h"
 #include "harness/engine/restart_check.h"
 #include "harness/engine/signal_ledger.h"
+#include "harness/model/text.h"
 #include "harness/sandbox/init_reaping.h"
+#include "harness/support/cpu_time.h"
 #include "harness/support/paths.h"
+#include "reaper/os/backoff.h"
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
@@ -56,6 +61,22 @@ std::set<std::string> as_set(const std::vector<std::string>& roles) {
   return {roles.begin(), roles.end()};
 }
 
+// Where a case's time goes, phase by phase: each mark closes the phase begun at the last one.
+class Phases {
+ public:
+  explicit Phases(CaseResult& r) : r_(r), last_(Clock::now()) {}
+  void mark(const char* phase) {
+    const auto now = Clock::now();
+    r_.phases_ms.emplace_back(phase,
+                              std::chrono::duration<double, std::milli>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  CaseResult& r_;
+  Clock::time_point last_;
+};
+
 class CaseBody {
  public:
   CaseBody(const Scenario& scenario, const ReaperChoice& reaper, const CaseOptions& options,
@@ -85,6 +106,7 @@ class CaseBody {
 
  private:
   void execute(CaseResult& r) {
+    Phases phases(r);
     init::start_reaping();  // PID 1 reaps orphans at once, as a real init would
     if (scenario_.uses_cgroups()) enter_case_cgroup(options_.cgroup_parent);
     std::filesystem::create_directories(worktree_);
@@ -97,12 +119,14 @@ class CaseBody {
     Bystanders bystanders(scratch_, census);
     start_bystanders(bystanders);
     ReadinessChannel ready((scratch_ / "ready.sock").string());
+    phases.mark("bystanders");
     const auto tree_start = Clock::now();
     ReaperHost host(host_plan(ready, bystanders));
     census.set_reaper_host(host.pid());
     ready.close_writer();  // the agent's tree holds the only write ends now: EOF means it died
     std::optional<SignalLedger> ledger = start_ledger(host, census, r);
     const pid_t agent = await_spawn(host, bystanders);
+    phases.mark("spawn");
 
     std::vector<Member> members = collect_members(ready, census);
     await_final_states(members);
@@ -114,25 +138,31 @@ class CaseBody {
     }
     std::optional<Race> race = plan_race(scenario_, members, before);
     if (race && ledger) ledger->arm_race(race->triggers);
+    phases.mark("tree");
 
     DeathWatch deaths;
     watch_members(members, deaths);
+    require_intact(members);
     const auto kill_start = Clock::now();
     ReaperHost::Reply killed =
         request_kill(host, race, bystanders, deaths, ledger ? &*ledger : nullptr, kill_start);
     const auto returned = Clock::now();
     r.kill_ms = ms_since(kill_start);
+    phases.mark("kill");
     std::vector<std::pair<ProcessRecord, int>> late;
     if (reported_done()) {
       late = late_members(members);
       r.rebind_failures = rebind_ports(ports_, returned + options_.settle);
     }
-    r.reaper_left_running = reaper_processes(census, host.pid());
+    std::vector<reaper::UniqueFd> left_running;
+    r.reaper_left_running = reaper_processes(census, host.pid(), left_running);
     r.reaper_steps = killed.steps;
+    r.reaper_cpu_ms = killed.cpu_ms;
+    r.reaper_children_cpu_ms = killed.children_cpu_ms;
     r.reaper_outcome = outcome_of(killed);
     if (race) r.race = race->record;
 
-    audit_tree(r, members, deaths, host, bystanders, agent, kill_start);
+    audit_tree(r, members, deaths, census, host, bystanders, agent, kill_start, left_running);
     for (const auto& [process, slot] : late) {
       const bool died = deaths.dead(slot);
       r.late.push_back(
@@ -140,11 +170,15 @@ class CaseBody {
            died ? std::chrono::duration<double, std::milli>(deaths.died_at(slot) - returned).count()
                 : -1});
     }
+    phases.mark("audit");
+    require_no_unbidden_exit(census, ledger ? &*ledger : nullptr);
     r.open_ports = open_ports();
     if (ledger) {
       r.signals = ledger->records(kill_start);
       name_senders(r.bystanders_hit, r.signals);
     }
+    phases.mark("evidence");
+    r.harness_cpu_ms = cpu_ms(RUSAGE_SELF);  // every thread of the runner: the ledger's too
   }
 
   // The ledger, serving the listener the host hands over before it spawns anything; or, where
@@ -236,14 +270,18 @@ class CaseBody {
     return out;
   }
 
-  // The reaper's own processes still running now, the host itself aside.
-  static std::vector<ProcessRecord> reaper_processes(const Census& census, pid_t host) {
+  // The reaper's own processes still running now, the host itself aside, each held by a pidfd.
+  static std::vector<ProcessRecord> reaper_processes(const Census& census, pid_t host,
+                                                     std::vector<reaper::UniqueFd>& held) {
     std::vector<ProcessRecord> out;
     const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::full);
     for (const auto& p : table.all()) {
-      if (p.pid == host || reaper::pidfd_open(p.pid) == std::nullopt) continue;
+      if (p.pid == host) continue;
+      auto fd = reaper::pidfd_open(p.pid);
+      if (!fd || reaper::pidfd_exited(fd->get())) continue;
       if (auto who = census.who(p.pid); who && who->kind == Party::Kind::reaper) {
         out.push_back(record_of(p, "reaper"));
+        held.push_back(std::move(*fd));
       }
     }
     return out;
@@ -302,7 +340,7 @@ class CaseBody {
                 "REAPCHECK_WORKTREE=" + worktree_.string(),
                 // A supervisor with a grace period of its own keeps within the case's.
                 "REAPCHECK_GRACE_MS=" + std::to_string(options_.grace.count()),
-                "REAPCHECK_THREAD_MEMBER=" + helper_path("reapcheck-thread-member")};
+                "REAPCHECK_C_MEMBER=" + helper_path("reapcheck-c-member")};
     spec.inherit_fds = {ready.writer()};
     spec.output_fd = log_fd_.get();
     if (scenario_.agent) {
@@ -382,7 +420,9 @@ class CaseBody {
             log_tail()));
       }
       auto a = parse_announcement(got.line);
-      if (!a) setup_failed("malformed readiness line from the fixture: '" + got.line + "'");
+      if (!a) {
+        setup_failed("malformed readiness line from the fixture: '" + printable(got.line) + "'");
+      }
       // The pid the member wrote is its own namespace's; the kernel told us who sent it.
       const pid_t ours = translate_announced_pid(a->pid, got.sender);
       if (ours == 0 && !is_transient(a->role)) {
@@ -399,8 +439,9 @@ class CaseBody {
         inside_.adopt(ours, std::move(*fd), census);  // the reaper's own, not a member
         continue;
       }
-      // A transient member may be gone already, as it should be.
-      if (fd) census.add_member(ours, a->role, fd->get());
+      // A transient member may be gone already, as it should be; it is no member of the tree the
+      // reaper must kill.
+      if (fd && !is_transient(a->role)) census.add_member(ours, a->role, fd->get());
       members.push_back(Member{ours, a->role, fd ? std::move(*fd) : reaper::UniqueFd()});
     }
     return members;
@@ -431,13 +472,14 @@ class CaseBody {
     if (!reaper::pidfd_wait_exit(m.pidfd.get(), reaper::time_left(setup_deadline_))) {
       setup_failed("transient member " + m.role + " did not exit before the kill");
     }
+    reaper::Backoff backoff;
     while (reaper::pidfd_target(::getpid(), m.pidfd.get()).value_or(-1) != -1) {
       const auto self = reaper::ProcTable::read_one(m.pid, reaper::Detail::stat);
       if (!self || !reaps(self->ppid)) return;  // left a zombie on purpose, or gone
       if (Clock::now() > setup_deadline_) {
         setup_failed("transient member " + m.role + " was not reaped before the kill");
       }
-      ::sched_yield();  // no event announces that another process reaped its child
+      backoff.wait(setup_deadline_);  // no event announces that another process reaped its child
     }
   }
 
@@ -448,15 +490,51 @@ class CaseBody {
     return !caught.empty() && ((std::stoull(caught, nullptr, 16) >> (SIGCHLD - 1)) & 1) != 0;
   }
 
-  // No event announces a stop of a process that is not our child: watch /proc.
+  // The tree the reaper is asked to kill is the one announced: a member that is already gone
+  // would let a reaper that kills nothing pass, so the case is not judged at all.
+  static void require_intact(const std::vector<Member>& members) {
+    for (const Member& m : members) {
+      if (!m.pidfd || reaper::pidfd_exited(m.pidfd.get())) {
+        setup_failed(fmt::format(
+            "member {} (pid {}) exited before the kill was requested: a member that is meant to "
+            "be gone by then is declared 'transient'",
+            m.role, m.pid));
+      }
+    }
+  }
+
+  // A member that died before the reaper signalled anything, or that catches no signal and yet
+  // ended by exit() rather than by a signal, ended on its own: the reaper met a smaller tree than
+  // the one announced, and whatever it did proves nothing about that member.
+  static void require_no_unbidden_exit(const Census& census, const SignalLedger* ledger) {
+    std::vector<std::string> gone;
+    if (ledger != nullptr) gone = ledger->gone_before_the_reaper();
+    for (auto& g : census.exited_unbidden()) {
+      // "role (pid N, exit status S)": listed once, when not already gone before the reaper.
+      const std::string who = g.substr(0, g.find(','));
+      if (std::none_of(gone.begin(), gone.end(),
+                       [&](const std::string& x) { return x.rfind(who, 0) == 0; })) {
+        gone.push_back(std::move(g));
+      }
+    }
+    if (gone.empty()) return;
+    setup_failed(fmt::format(
+        "member(s) ended on their own, not by the reaper: {} (a member meant to be gone before "
+        "the kill is declared 'transient')",
+        fmt::join(gone, "; ")));
+  }
+
+  // No event announces a stop of a process that is not our child: look at /proc, backing off
+  // between looks (an exit ends the wait at once).
   void await_stopped(const Member& m) const {
+    reaper::Backoff backoff;
     for (;;) {
       auto p = reaper::ProcTable::read_one(m.pid, reaper::Detail::stat);
       if (p && p->state == 'T') return;
       if (!p || Clock::now() > setup_deadline_) {
         setup_failed("member " + m.role + " did not stop itself before the kill");
       }
-      ::sched_yield();
+      backoff.wait(setup_deadline_, m.pidfd.get());
     }
   }
 
@@ -473,17 +551,22 @@ class CaseBody {
 
   // Who is still alive once the reaper is done, and which bystanders it touched.
   void audit_tree(CaseResult& r, std::vector<Member>& members, DeathWatch& deaths,
-                  const ReaperHost& host, Bystanders& bystanders, pid_t agent,
-                  Clock::time_point kill_start) {
-    std::set<pid_t> outside = bystanders.pids_with_ancestors_below(host.pid());
-    outside.insert({1, host.pid(), ::getpid()});
-    for (pid_t helper : reaper_helpers(host.pid(), agent)) outside.insert(helper);
+                  const Census& census, const ReaperHost& host, Bystanders& bystanders, pid_t agent,
+                  Clock::time_point kill_start, const std::vector<reaper::UniqueFd>& left_running) {
     std::set<pid_t> sessions = {agent};  // the agent leads its own session
     for (const auto& m : r.members) sessions.insert(m.sid);
-    AuditResult audited = audit(members, deaths, outside, kill_start, options_.settle,
-                                options_.on_host ? &sessions : nullptr);
+    AuditScope scope{kill_start,
+                     options_.settle,
+                     bystanders.pids_with_ancestors_below(host.pid()),
+                     options_.on_host ? &sessions : nullptr,
+                     {}};
+    scope.outside.insert({1, host.pid(), ::getpid()});
+    for (pid_t helper : reaper_helpers(host.pid(), agent)) scope.outside.insert(helper);
+    for (const auto& fd : left_running) scope.reaper_left_running.push_back(fd.get());
+    AuditResult audited = audit(members, deaths, census, scope);
     r.survivors = std::move(audited.survivors);
     r.all_dead_ms = audited.all_dead_ms;
+    r.watched_ms = audited.watched_ms;
     bystanders.settle(Clock::now() + options_.settle);
     r.bystanders_hit = bystanders.hits();
     if (options_.on_host && !options_.keep) end_survivors(r.survivors, sessions);
@@ -516,7 +599,7 @@ class CaseBody {
     std::string s = reaper::read_file(log_.string());
     if (s.size() > 2000) s = "..." + s.substr(s.size() - 2000);
     while (!s.empty() && s.back() == '\n') s.pop_back();
-    return s.empty() ? "" : " — fixture log: " + s;
+    return s.empty() ? "" : " — fixture log: " + printable(s);
   }
 
   bool is_transient(const std::string& role) const { return transient_.count(role) != 0; }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "harness/model/result_json.h"
+#include "harness/model/text.h"
 #include "harness/sandbox/cgroup_area.h"
 #include "harness/support/interrupt.h"
 #include "harness/support/line_reader.h"
@@ -47,7 +48,7 @@ int worker_main(const std::vector<CaseJob>& jobs, const CaseOptions& options, in
       return kWorkerInterrupted;
     }
     cgroups.sweep();
-    if (!write_all(result_fd, nlohmann::json(c).dump() + "\n")) return 1;
+    if (!write_all(result_fd, json_text(nlohmann::json(c)) + "\n")) return 1;
   }
 }
 

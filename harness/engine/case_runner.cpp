@@ -10,6 +10,7 @@
 #include "harness/engine/race.h"
 #include "harness/model/judge.h"
 #include "harness/model/result_json.h"
+#include "harness/model/text.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/support/interrupt.h"
 #include "harness/support/paths.h"
@@ -30,18 +31,26 @@ CaseResult blocked(Blocker::Kind kind, std::string reason) {
 
 CaseResult observe_sandboxed(const Scenario& scenario, const ReaperChoice& reaper,
                              const CaseOptions& options) {
+  const auto started = Clock::now();
   ScratchDir scratch;
   const SandboxOptions sandbox{options.ready + options.grace + options.reaper_deadline +
                                    options.settle + std::chrono::milliseconds(5000),
                                scratch.path()};
   SandboxOutcome outcome = run_in_sandbox(
       [&] {
-        return nlohmann::json(observe_case(scenario, reaper, options, scratch.path())).dump();
+        return json_text(nlohmann::json(observe_case(scenario, reaper, options, scratch.path())));
       },
       sandbox);
   switch (outcome.status) {
-    case SandboxOutcome::Status::finished:
-      return nlohmann::json::parse(outcome.output).get<CaseResult>();
+    case SandboxOutcome::Status::finished: {
+      CaseResult r = nlohmann::json::parse(outcome.output).get<CaseResult>();
+      double inside = 0;
+      for (const auto& [phase, ms] : r.phases_ms) inside += ms;
+      r.phases_ms.emplace_back(
+          "sandbox",
+          std::chrono::duration<double, std::milli>(Clock::now() - started).count() - inside);
+      return r;
+    }
     case SandboxOutcome::Status::unavailable:
       return blocked(Blocker::Kind::unsupported, outcome.output);
     default:

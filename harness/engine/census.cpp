@@ -1,8 +1,12 @@
 #include "harness/engine/census.h"
 
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
+
+#include "harness/model/text.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
 #include "reaper/os/sys_error.h"
@@ -17,7 +21,7 @@ using reaper::ProcTable;
 constexpr int kMaxDepth = 4096;
 
 std::string name_of(const reaper::ProcInfo& p) {
-  return p.argv.empty() ? p.comm : p.argv.front();
+  return printable(p.argv.empty() ? p.comm : p.argv.front());
 }
 
 reaper::UniqueFd duplicate(int fd) {
@@ -37,8 +41,11 @@ void Census::set_reaper_host(pid_t pid) {
 
 void Census::add_member(pid_t pid, const std::string& role, int pidfd) {
   const auto p = ProcTable::read_one(pid, Detail::stat);
+  const std::string caught = reaper::status_field(pid, "SigCgt");
+  const bool catches = caught.empty() || std::strtoull(caught.c_str(), nullptr, 16) != 0;
   const std::lock_guard lock(mutex_);
-  members_.insert_or_assign(pid, Known{role, duplicate(pidfd), p ? p->sid : 0, p ? p->ppid : 0});
+  members_.insert_or_assign(
+      pid, Known{role, duplicate(pidfd), p ? p->sid : 0, p ? p->ppid : 0, catches});
 }
 
 void Census::add_reaper(pid_t pid, const std::string& name, int pidfd) {
@@ -82,6 +89,30 @@ std::optional<Party> Census::who_locked(pid_t pid) const {
 bool Census::alive(pid_t pid) {
   auto fd = reaper::pidfd_open(pid);
   return fd && !reaper::pidfd_exited(fd->get());
+}
+
+std::vector<std::string> Census::dead_members(const std::set<pid_t>& except) const {
+  const std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto& [pid, known] : members_) {
+    if (except.count(pid) == 0 && reaper::pidfd_exited(known.pidfd.get())) {
+      out.push_back(known.role + " (pid " + std::to_string(pid) + ")");
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> Census::exited_unbidden() const {
+  const std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto& [pid, known] : members_) {
+    const auto status = reaper::pidfd_exit_status(known.pidfd.get());
+    if (!known.catches && status && WIFEXITED(*status)) {
+      out.push_back(known.role + " (pid " + std::to_string(pid) + ", exit status " +
+                    std::to_string(WEXITSTATUS(*status)) + ")");
+    }
+  }
+  return out;
 }
 
 std::vector<pid_t> Census::dependants(pid_t pid, pid_t sid) const {

@@ -39,6 +39,12 @@ class Census {
   // Every process `kill(-1)` from `sender` reaches now: all but PID 1 and the sender itself.
   std::vector<Party> everyone_but(pid_t sender) const;
 
+  // The announced members that have exited, as "role (pid N)", those in `except` aside.
+  std::vector<std::string> dead_members(const std::set<pid_t>& except = {}) const;
+  // The announced members that catch no signal yet exited by exit(), not by a signal: no signal
+  // can have made them, so they ended on their own.
+  std::vector<std::string> exited_unbidden() const;
+
   // The members a death of process `pid` (of session `sid`) may take along: its children, and,
   // when it led its session, the session (a hang-up when a terminal's owner dies).
   std::vector<pid_t> dependants(pid_t pid, pid_t sid) const;
@@ -48,7 +54,8 @@ class Census {
     std::string role;
     reaper::UniqueFd pidfd;
     pid_t sid = 0;
-    pid_t ppid = 0;  // when it was registered
+    pid_t ppid = 0;       // when it was registered
+    bool catches = true;  // has a handler for some signal (SigCgt), when it was registered
   };
   // `pid` is still the process `known` holds (alive, or a zombie not yet reaped).
   static bool still(const Known& known, pid_t pid);

@@ -30,6 +30,7 @@ nlohmann::json tree_spec(const TreeNode& node) {
   if (node.clear_env) j["clear_env"] = true;
   if (!node.cgroup.empty()) j["cgroup"] = node.cgroup;
   if (node.freeze) j["freeze"] = true;
+  if (node.vfork_hold) j["vfork_hold"] = true;
   for (auto [key, on] :
        {std::pair{"detached", node.detached}, {"unref", node.unref}, {"fork", node.fork}}) {
     if (on) j[key] = true;

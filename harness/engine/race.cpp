@@ -1,13 +1,13 @@
 #include "harness/engine/race.h"
 
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 
 #include <algorithm>
 #include <string>
 
 #include "harness/model/judge.h"
+#include "reaper/os/backoff.h"
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
 
@@ -76,7 +76,10 @@ ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystan
                    (pid ? "exited" : "emptied") + " when the reaper reported done";
     } else {
       // The id is free once the last exit has been reaped (by the member's parent, the reaper
-      // host's runtime, or this init); until then clone3 says EEXIST. Spin, yielding the CPU.
+      // host's runtime, or this init); until then clone3 says EEXIST. Each look that finds it
+      // taken waits a little longer, on the reaper's reply, which ends the race. (The signal
+      // ledger holds the reaper's calls by number meanwhile, so the wait changes no outcome.)
+      reaper::Backoff backoff;
       for (;;) {
         if (reaper::wait_readable(host.reply_fd(), std::chrono::milliseconds(0))) {
           rec.detail = "the " + what + " " + std::to_string(rec.target_id) +
@@ -95,7 +98,7 @@ ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystan
           rec.detail = "the " + what + " was never freed before the deadline";
           break;
         }
-        ::sched_yield();
+        backoff.wait(deadline, host.reply_fd());
       }
     }
     for (int fd : race->held) reaper::pidfd_signal(fd, SIGUSR1);

@@ -121,6 +121,10 @@ pid_t translate_announced_pid(pid_t announced, pid_t sender) {
   if (sender <= 0) return 0;
   if (innermost_pid(sender) == announced) return sender;
   const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+  if (const auto* self = table.find(sender);
+      self != nullptr && self->ppid > 0 && innermost_pid(self->ppid) == announced) {
+    return self->ppid;
+  }
   for (const auto& p : table.all()) {
     if (p.ppid == sender && innermost_pid(p.pid) == announced) return p.pid;
   }

@@ -48,8 +48,9 @@ class ReadinessChannel {
 };
 
 // The pid, in this namespace, of the process a member called `announced` in its own: the
-// sender itself, or (for a member that exec'd, announced by its parent) the sender's child
-// with that namespace-local pid. 0 when neither matches.
+// sender itself, its parent (a member held in vfork(), announced by its child), or the sender's
+// child (a member that exec'd, announced by its parent) with that namespace-local pid. 0 when
+// none matches.
 pid_t translate_announced_pid(pid_t announced, pid_t sender);
 
 }  // namespace reapcheck

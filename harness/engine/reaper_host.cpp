@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/engine/signal_filter.h"
+#include "harness/model/text.h"
 #include "harness/sandbox/init_reaping.h"
+#include "harness/support/cpu_time.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/sys_error.h"
 
@@ -17,7 +19,7 @@ namespace reapcheck {
 namespace {
 
 void send(int fd, const nlohmann::json& message) {
-  std::string line = message.dump() + "\n";
+  std::string line = json_text(message) + "\n";
   (void)!::write(fd, line.data(), line.size());  // one write: replies are small
 }
 
@@ -50,6 +52,20 @@ void apply_environment(const HostPlan& plan) {
   if (!plan.path.empty()) ::setenv("PATH", plan.path.c_str(), 1);
 }
 
+// The host's own CPU time, and that of the children it has waited for (a reaper's ps or
+// pgrep, an exec: command, an agent it reaped), in ms.
+struct CpuTime {
+  double self_ms = 0;
+  double children_ms = 0;
+  CpuTime operator-(const CpuTime& o) const {
+    return {self_ms - o.self_ms, children_ms - o.children_ms};
+  }
+};
+
+CpuTime cpu_time() {
+  return {cpu_ms(RUSAGE_SELF), cpu_ms(RUSAGE_CHILDREN)};
+}
+
 [[noreturn]] void host_main(const HostPlan& plan, int command_fd, int reply_fd, int handover) {
   init::reset_in_child();
   apply_environment(plan);
@@ -70,20 +86,23 @@ void apply_environment(const HostPlan& plan) {
     send(reply_fd, spawned);
     char c = 0;
     if (::read(command_fd, &c, 1) != 1) ::_exit(0);  // the runner gave up on us
+    const CpuTime before = cpu_time();
     reaper::KillReport report = r->kill(agent, plan.grace);
-    send(reply_fd, {{"killed", report.steps}});
+    const CpuTime spent = cpu_time() - before;
+    send(reply_fd, {{"killed", printable(report.steps)},
+                    {"cpu_ms", {{"self", spent.self_ms}, {"children", spent.children_ms}}}});
     // Stay up, as an orchestrator does after killing one agent: exiting would close the
     // sibling's PTY and hang it up. The runner ends us when the case is over.
     while (::read(command_fd, &c, 1) > 0) {
     }
   } catch (const reaper::Timeout& e) {
-    send(reply_fd, {{"timeout", e.what()}});
+    send(reply_fd, {{"timeout", printable(e.what())}});
     ::_exit(1);
   } catch (const reaper::Unsupported& e) {
-    send(reply_fd, {{"unsupported", e.what()}});
+    send(reply_fd, {{"unsupported", printable(e.what())}});
     ::_exit(1);
   } catch (const std::exception& e) {
-    send(reply_fd, {{"error", e.what()}});
+    send(reply_fd, {{"error", printable(e.what())}});
     ::_exit(1);
   }
   ::_exit(0);
@@ -175,6 +194,10 @@ ReaperHost::Reply ReaperHost::read_reply(Clock::time_point deadline, const char*
   } else if (message.contains("killed")) {
     reply.status = Reply::Status::ok;
     reply.steps = message["killed"].get<std::vector<std::string>>();
+    if (message.contains("cpu_ms")) {
+      reply.cpu_ms = message["cpu_ms"].value("self", 0.0);
+      reply.children_cpu_ms = message["cpu_ms"].value("children", 0.0);
+    }
   } else {
     reply.error = "the reaper host sent an unknown reply: " + r.line;
   }

@@ -54,6 +54,8 @@ class ReaperHost {
     pid_t agent = 0;  // for the spawn reply
     pid_t sibling = 0;
     std::vector<std::string> steps;  // for the kill reply
+    double cpu_ms = 0;               // the host's own CPU time during the kill
+    double children_cpu_ms = 0;      // its waited-for children's during the kill
     std::string error;
   };
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "harness/engine/audit.h"
+#include "harness/engine/activity.h"
 #include "harness/engine/ports.h"
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"

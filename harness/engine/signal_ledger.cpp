@@ -13,12 +13,11 @@
 #include <algorithm>
 #include <cstring>
 
-#include "harness/engine/audit.h"
-#include "reaper/os/cgroup_fs.h"
+#include "harness/engine/activity.h"
+#include "harness/model/text.h"
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
-#include "reaper/os/read_file.h"
 #include "reaper/os/sys_error.h"
 #include "reaper/reaper.h"
 
@@ -57,34 +56,6 @@ pid_t in_our_namespace(pid_t sender, pid_t id, const char* field) {
     return std::string_view(field) == "NSpgid" ? p.pgid : p.pid;
   }
   return 0;  // nothing there by that id
-}
-
-// The parts of /proc/<pid>/status the ledger's settling reads, from one read of the file.
-SignalLedger::Status read_status(pid_t pid) {
-  SignalLedger::Status st;
-  const std::string text = reaper::read_file("/proc/" + std::to_string(pid) + "/status");
-  if (text.empty()) return st;
-  st.gone = false;
-  auto mask = [&](const char* field) -> unsigned long long {
-    const size_t at = text.find(field);
-    return at == std::string::npos
-               ? 0
-               : std::strtoull(text.c_str() + at + std::strlen(field), nullptr, 16);
-  };
-  st.pending = mask("\nSigPnd:") | mask("\nShdPnd:");
-  st.blocked = mask("\nSigBlk:");
-  st.caught = mask("\nSigCgt:");
-  if (const size_t at = text.find("\nState:"); at != std::string::npos) {
-    const size_t letter = text.find_first_not_of(" \t", at + 7);
-    if (letter != std::string::npos) st.state = text[letter];
-  }
-  return st;
-}
-
-// A stopped process (job control or SIGSTOP), or one in a frozen cgroup, runs nothing — its
-// handlers for what is pending included — until it is continued or thawed: it has settled.
-bool halted(pid_t pid, const SignalLedger::Status& s) {
-  return s.state == 'T' || s.state == 't' || reaper::cgroup_frozen(pid);
 }
 
 // Everything `reached` holds is `sender`'s own exited child, not yet reaped: ids it keeps taken.
@@ -129,6 +100,7 @@ void SignalLedger::race_staged(const std::vector<pid_t>& released) {
     const std::lock_guard lock(mutex_);
     race_armed_ = false;
     released_.insert(released_.end(), released.begin(), released.end());
+    released_ever_.insert(released.begin(), released.end());
   }
   const uint64_t one = 1;
   (void)!::write(wake_.get(), &one, sizeof one);
@@ -210,8 +182,22 @@ bool SignalLedger::from_reaper(pid_t sender) const {
   return !who || who->kind == Party::Kind::reaper || who->kind == Party::Kind::harness;
 }
 
+std::vector<std::string> SignalLedger::gone_before_the_reaper() const {
+  const std::lock_guard lock(mutex_);
+  return gone_before_;
+}
+
 void SignalLedger::answer(const seccomp_notif& call, bool unsettled) {
   const auto at = Clock::now();
+  // The existence probe (signal 0) changes nothing: a reaper has acted from its first real signal.
+  const int sig = call.data.nr == SYS_tgkill || call.data.nr == SYS_rt_tgsigqueueinfo
+                      ? static_cast<int>(call.data.args[2])
+                      : static_cast<int>(call.data.args[1]);
+  if (sig != 0 && from_reaper(static_cast<pid_t>(call.pid))) {
+    const std::lock_guard lock(mutex_);
+    if (!reaper_signalled_) gone_before_ = census_.dead_members(released_ever_);
+    reaper_signalled_ = true;
+  }
   SignalRecord record;
   try {
     record = resolve(call);
@@ -281,7 +267,10 @@ bool SignalLedger::settle_step() {
     std::vector<Candidate> still;
     std::vector<pid_t> dependants;
     for (Candidate& c : candidates_) {
-      if (activity(c) != Activity::settled) {
+      // A timer is not waited for: what it will do, a reaper racing it may meet or miss.
+      const Activity a =
+          activity(c.pid, c.pidfd.get(), census_, [this](pid_t pid) { return held(pid); });
+      if (a != Activity::settled && a != Activity::timed) {
         still.push_back(std::move(c));
       } else if (reaper::pidfd_exited(c.pidfd.get())) {
         // A death may take others along (its terminal's hang-up): they are looked at in turn.
@@ -292,30 +281,6 @@ bool SignalLedger::settle_step() {
     for (pid_t d : dependants) grew |= add_candidate(d);
   }
   return candidates_.empty();
-}
-
-SignalLedger::Activity SignalLedger::activity(const Candidate& c) {
-  if (reaper::pidfd_exited(c.pidfd.get())) {
-    // Dead. Its pid is free once reaped; a parent that reaps (PID 1, the reaper host, anything
-    // that catches SIGCHLD) is about to.
-    if (reaper::pidfd_target(::getpid(), c.pidfd.get()).value_or(-1) == -1) {
-      return Activity::settled;
-    }
-    const auto self = reaper::ProcTable::read_one(c.pid, reaper::Detail::stat);
-    if (!self) return Activity::settled;
-    const Status parent = read_status(self->ppid);
-    const bool harness = census_.who(self->ppid).value_or(Party{}).kind == Party::Kind::harness;
-    const bool reaps = self->ppid == 1 || harness ||
-                       ((parent.caught & (1ULL << (SIGCHLD - 1))) != 0 && !held(self->ppid));
-    return reaps && !parent.gone ? Activity::busy : Activity::settled;
-  }
-  if (dying(c.pid)) return Activity::dying;
-  const Status s = read_status(c.pid);
-  if (halted(c.pid, s)) return Activity::settled;
-  // A signal still pending and not blocked has a handler yet to run (which may exit); a
-  // running process may be in one now.
-  if ((s.pending & ~s.blocked) != 0 || s.state == 'R' || s.state == 'D') return Activity::busy;
-  return Activity::settled;
 }
 
 SignalRecord SignalLedger::resolve(const seccomp_notif& call) const {
@@ -329,7 +294,9 @@ SignalRecord SignalLedger::resolve(const seccomp_notif& call) const {
   // call is resolved takes the scheduler out of the answer: the call meets the world that the
   // slowest reaper would meet, every run.
 
-  if (auto p = reaper::ProcTable::read_one(sender, reaper::Detail::full)) r.sender_argv = p->argv;
+  if (auto p = reaper::ProcTable::read_one(sender, reaper::Detail::full)) {
+    r.sender_argv = printable(p->argv);
+  }
   const auto arg = [&](int i) { return call.data.args[i]; };
   const auto id = [&](int i) { return static_cast<pid_t>(static_cast<int>(arg(i))); };
   auto one = [&](pid_t pid) {

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <deque>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -24,15 +25,6 @@ class SignalLedger {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // What settling reads of a process (/proc/<pid>/status).
-  struct Status {
-    bool gone = true;
-    char state = '?';
-    unsigned long long pending = 0;  // SigPnd | ShdPnd
-    unsigned long long blocked = 0;
-    unsigned long long caught = 0;
-  };
-
   // Serves `listener` until destroyed.
   SignalLedger(reaper::UniqueFd listener, const Census& census);
   ~SignalLedger();
@@ -41,6 +33,11 @@ class SignalLedger {
 
   // The calls recorded so far, in order, timed from `epoch` (the kill request).
   std::vector<SignalRecord> records(Clock::time_point epoch) const;
+
+  // The members that had already exited when the reaper's side first signalled anything (the
+  // existence probe aside): the tree it met was not the one announced. A held member the harness
+  // released (race_staged) exited at the harness's word, not on its own: it is not listed.
+  std::vector<std::string> gone_before_the_reaper() const;
 
   // A PID-reuse race (race.h) is armed: once every process behind `triggers` has exited, the
   // reaper's calls by number wait until the race has been staged (race_staged), so that whether
@@ -78,8 +75,7 @@ class SignalLedger {
   bool settle_step();
   // The race is armed and its triggers have exited, but it has not been staged yet.
   bool race_pending();
-  enum class Activity { settled, dying, busy };
-  Activity activity(const Candidate& c);
+  // Whether `pid`'s own signal call is held here: it reaps nothing until it is answered.
   bool held(pid_t pid) const;
   bool add_candidate(pid_t pid);
 
@@ -93,6 +89,9 @@ class SignalLedger {
   std::vector<reaper::UniqueFd> race_triggers_;
   bool race_armed_ = false;
   std::vector<pid_t> released_;
+  std::set<pid_t> released_ever_;  // held members the harness let go: their exit is its doing
+  bool reaper_signalled_ = false;
+  std::vector<std::string> gone_before_;
   // The serving thread's alone:
   std::vector<Candidate> candidates_;
   std::deque<Deferred> deferred_;

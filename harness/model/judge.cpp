@@ -28,8 +28,14 @@ std::string leak_reason(const Observations& seen) {
   if (!seen.survivors.empty()) {
     std::vector<std::string> who;
     for (const auto& s : seen.survivors) who.push_back(describe(s));
-    parts.push_back(fmt::format("{} process(es) of the tree outlived the reaper by {} ms: {}",
-                                seen.survivors.size(), seen.settle_ms, fmt::join(who, "; ")));
+    parts.push_back(fmt::format(
+        "{} process(es) of the tree outlived the reaper ({}): {}", seen.survivors.size(),
+        seen.watched_ms < seen.settle_ms
+            ? fmt::format("alive and idle {:.0f} ms after it returned, with nothing left that "
+                          "could end them",
+                          seen.watched_ms)
+            : fmt::format("still alive {} ms after it returned", seen.settle_ms),
+        fmt::join(who, "; ")));
   }
   return fmt::format("{}", fmt::join(parts, "; "));
 }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "harness/model/scenario.h"
@@ -158,7 +159,8 @@ struct Observations {
   // The reaper's own processes still running when it returned (a detached helper, say).
   std::vector<ProcessRecord> reaper_left_running;
   std::optional<RaceRecord> race;
-  int settle_ms = 0;        // how long members had to die after the reaper returned
+  int settle_ms = 0;        // the longest members were watched after the reaper returned
+  double watched_ms = 0;    // how long they were: until nothing more could happen
   double all_dead_ms = -1;  // kill request until the last member died; -1 if some never did
 };
 
@@ -174,6 +176,15 @@ struct CaseResult : Observations {
   double tree_ms = 0;           // agent spawn request until every member announced itself
   double kill_ms = 0;           // kill request until the reaper reported done
   double case_ms = 0;           // the whole case, sandbox set-up to teardown
+  // CPU time (user + system), to show a loop that spins where it should wait: the reaper host's
+  // own during the kill, what it waited for meanwhile (its ps, an exec: command, the agent), and
+  // the case runner's for the whole case (the ledger's thread included).
+  // Where the case's time went, in order: the body's phases (bystanders, spawn, tree, kill,
+  // audit, evidence) and the sandbox's own set-up and teardown around them.
+  std::vector<std::pair<std::string, double>> phases_ms;
+  double reaper_cpu_ms = 0;
+  double reaper_children_cpu_ms = 0;
+  double harness_cpu_ms = 0;
 
   bool as_expected() const { return meets_expectation(verdict, expected); }
 };

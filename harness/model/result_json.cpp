@@ -118,6 +118,13 @@ E value_of(const std::pair<E, const char*> (&names)[N], const nlohmann::json& j)
   throw std::runtime_error("unknown value '" + text + "'");
 }
 
+// In order: an object would sort its keys, so the phases are an array of [name, ms].
+nlohmann::json phases_json(const std::vector<std::pair<std::string, double>>& phases) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [phase, ms] : phases) out.push_back({phase, ms});
+  return out;
+}
+
 }  // namespace
 
 void to_json(nlohmann::json& j, const Party& p) {
@@ -198,11 +205,17 @@ void to_json(nlohmann::json& j, const CaseResult& c) {
        {"reaper_left_running", c.reaper_left_running},
        {"race", c.race ? nlohmann::json(*c.race) : nlohmann::json(nullptr)},
        {"settle_ms", c.settle_ms},
+       {"watched_ms", c.watched_ms},
        {"timings_ms",
         {{"tree", c.tree_ms},
          {"kill", c.kill_ms},
          {"all_dead", c.all_dead_ms},
-         {"case", c.case_ms}}}};
+         {"case", c.case_ms}}},
+       {"phases_ms", phases_json(c.phases_ms)},
+       {"cpu_ms",
+        {{"reaper", c.reaper_cpu_ms},
+         {"reaper_children", c.reaper_children_cpu_ms},
+         {"harness", c.harness_cpu_ms}}}};
 }
 
 void from_json(const nlohmann::json& j, CaseResult& c) {
@@ -234,11 +247,23 @@ void from_json(const nlohmann::json& j, CaseResult& c) {
   c.reaper_left_running = j.value("reaper_left_running", std::vector<ProcessRecord>{});
   if (j.contains("race") && !j["race"].is_null()) c.race = j["race"].get<RaceRecord>();
   c.settle_ms = j.value("settle_ms", 0);
+  c.watched_ms = j.value("watched_ms", 0.0);
   const auto& t = j.at("timings_ms");
   t.at("kill").get_to(c.kill_ms);
   t.at("all_dead").get_to(c.all_dead_ms);
   c.case_ms = t.value("case", 0.0);
   c.tree_ms = t.value("tree", 0.0);
+  if (j.contains("phases_ms")) {
+    for (const auto& p : j["phases_ms"]) {
+      c.phases_ms.emplace_back(p.at(0).get<std::string>(), p.at(1).get<double>());
+    }
+  }
+  if (j.contains("cpu_ms")) {
+    const auto& cpu = j["cpu_ms"];
+    c.reaper_cpu_ms = cpu.value("reaper", 0.0);
+    c.reaper_children_cpu_ms = cpu.value("reaper_children", 0.0);
+    c.harness_cpu_ms = cpu.value("harness", 0.0);
+  }
 }
 
 void to_json(nlohmann::json& j, const RunResult& r) {

@@ -59,7 +59,8 @@ class Reader : public TomlReader {
     only_keys(t, {"role",   "setsid",   "setpgid",   "reap",      "ignore",   "exit_on",
                   "exec",   "hold",     "transient", "stop_self", "storm",    "via_shell",
                   "on_pty", "rename",   "copies",    "chain",     "detached", "unref",
-                  "fork",   "children", "threads",   "clear_env", "cgroup",   "freeze"},
+                  "fork",   "children", "threads",   "clear_env", "cgroup",   "freeze",
+                  "vfork_hold"},
               "a tree node");
     TreeNode n;
     n.role = string_at(t, "role", true);
@@ -85,6 +86,7 @@ class Reader : public TomlReader {
     n.rename = string_at(t, "rename", false);
     n.threads = string_at(t, "threads", false);
     n.clear_env = bool_at(t, "clear_env", false);
+    n.vfork_hold = bool_at(t, "vfork_hold", false);
     cgroup(t, n);
     check_threads(t, n, is_root);
     check_root(t, n, is_root);
@@ -135,15 +137,19 @@ class Reader : public TomlReader {
   }
 
   void check_threads(const toml::table& t, const TreeNode& n, bool is_root) const {
+    if (n.vfork_hold && (!n.threads.empty() || t.contains("children"))) {
+      fail(t.get("vfork_hold")->source(), "a 'vfork_hold' member has no children and no 'threads'");
+    }
     if (!n.threads.empty() && n.threads != "main-exits" && n.threads != "fork-from-thread") {
       fail(t.get("threads")->source(), "'threads' is main-exits or fork-from-thread");
     }
-    if (!n.threads.empty() &&
+    if ((!n.threads.empty() || n.vfork_hold) &&
         (is_root || !n.exec.empty() || n.setsid || n.setpgid || n.hold || n.transient ||
          n.stop_self || n.storm || n.via_shell || n.on_pty || !n.rename.empty() ||
          !n.ignore.empty() || !n.exit_on.empty() || n.clear_env || !n.cgroup.empty())) {
-      fail(t.get("threads")->source(),
-           "a 'threads' member is a C helper: it takes only role, threads and children");
+      fail(t.get(n.vfork_hold ? "vfork_hold" : "threads")->source(),
+           "a 'threads' or 'vfork_hold' member is a C helper: it takes only role, that key and "
+           "children");
     }
   }
 
@@ -283,7 +289,7 @@ class Reader : public TomlReader {
   void node_only(const TreeNode& n) const {
     if (n.setsid || n.setpgid || n.transient || n.stop_self || n.storm || n.via_shell || n.on_pty ||
         n.hold || !n.rename.empty() || !n.exec.empty() || !n.threads.empty() || n.clear_env ||
-        !n.cgroup.empty()) {
+        !n.cgroup.empty() || n.vfork_hold) {
       throw InputError(
           fmt::format("{}: member '{}': the node fixture supports role, detached, "
                       "unref, fork, ignore, exit_on and children",

@@ -34,7 +34,8 @@ struct TreeNode {
   // "main-exits" or "fork-from-thread": its children are forked by a second thread (and with
   // main-exits its main thread then exits, so /proc shows its leader as a zombie while it lives).
   std::string threads;
-  std::string rename;  // rewrites its argv and comm to this
+  bool vfork_hold = false;  // waits in vfork() for a child that never execs: SIGSTOP cannot stop it
+  std::string rename;       // rewrites its argv and comm to this
   // Re-execs itself with an empty environment (env -i), as sandboxes and some launchers do: an
   // environment variable that marks the tree is gone from it and from what it starts.
   bool clear_env = false;

@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -65,8 +67,14 @@ bool cgroup_frozen(pid_t pid) {
 
 namespace {
 
-bool populated(const std::string& cgroup) {
-  return read_file(cgroup + "/cgroup.events").find("populated 1") != std::string::npos;
+// Reads cgroup.events through `fd` itself: kernfs marks a change seen only for the open file that
+// reads it, so a poll() on an fd that is never read would return at once for ever.
+bool populated(int fd) {
+  char buf[256];
+  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  return std::strstr(buf, "populated 1") != nullptr;
 }
 
 }  // namespace
@@ -76,7 +84,7 @@ bool wait_empty(const std::string& cgroup, std::chrono::milliseconds timeout) {
   UniqueFd events(::open((cgroup + "/cgroup.events").c_str(), O_RDONLY | O_CLOEXEC));
   if (!events) throw_sys("open " + cgroup + "/cgroup.events");
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (populated(cgroup)) {
+  while (populated(events.get())) {
     auto left = time_left(deadline);
     if (left.count() <= 0) return false;
     pollfd p{events.get(), POLLPRI, 0};

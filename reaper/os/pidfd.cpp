@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -67,6 +69,31 @@ int pidfds_wait_exit(const std::vector<int>& pidfds,
 
 bool pidfd_exited(int pidfd) {
   return pidfd_wait_exit(pidfd, std::chrono::milliseconds(0));
+}
+
+namespace {
+
+// PIDFD_GET_INFO (linux/pidfd.h of 6.15; Debian 12's headers predate it).
+struct PidfdInfo {
+  std::uint64_t mask;
+  std::uint64_t cgroupid;
+  std::uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+  std::int32_t exit_code;
+  std::uint32_t coredump_mask;
+  std::uint32_t spare;
+};
+constexpr unsigned long kPidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
+constexpr std::uint64_t kPidfdInfoExit = 1U << 3;
+
+}  // namespace
+
+std::optional<int> pidfd_exit_status(int pidfd) {
+  PidfdInfo info{};
+  info.mask = kPidfdInfoExit;
+  if (::ioctl(pidfd, kPidfdGetInfo, &info) != 0 || (info.mask & kPidfdInfoExit) == 0) {
+    return std::nullopt;
+  }
+  return info.exit_code;
 }
 
 std::optional<pid_t> pidfd_target(pid_t owner, int fd) {

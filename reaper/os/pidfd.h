@@ -26,6 +26,11 @@ bool pidfd_try_signal(int pidfd, int sig) noexcept;
 // True once the process has exited (for a non-child: become a zombie or been reaped).
 bool pidfd_exited(int pidfd);
 
+// How the process ended, as a wait status (WIFEXITED, WTERMSIG...), from the pidfd alone — for
+// any process, not only a child (PIDFD_GET_INFO, Linux 6.15). Empty while it runs, or where the
+// kernel cannot tell.
+std::optional<int> pidfd_exit_status(int pidfd);
+
 // The pid that the pidfd `fd` of process `owner` names, as this process's /proc numbers it
 // (/proc/<owner>/fdinfo/<fd>): -1 once that process has been reaped (its pid is free for reuse),
 // 0 when it is not visible here. Empty when `fd` is not a pidfd or cannot be read.

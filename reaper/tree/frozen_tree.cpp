@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "reaper/os/backoff.h"
 #include "reaper/os/cgroup_fs.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
@@ -55,6 +56,10 @@ FrozenTree::FrozenTree(pid_t root, int root_pidfd, bool root_is_member)
 void FrozenTree::freeze(KillReport& report) {
   for (auto& [pid, m] : members_) pidfd_signal(m.pidfd.get(), SIGSTOP);
   const auto deadline = std::chrono::steady_clock::now() + kFreezeDeadline;
+  // A stop takes effect when its target next runs, and no event says when: while members are
+  // still running, each rescan waits a little longer than the last. New members are looked for
+  // again at once.
+  Backoff backoff;
   for (int round = 1;; ++round) {
     ProcTable table = ProcTable::read("/proc", Detail::stat);
     bool grew = false;
@@ -80,6 +85,11 @@ void FrozenTree::freeze(KillReport& report) {
     if (std::chrono::steady_clock::now() > deadline) {
       report.note("freeze gave up after " + std::to_string(round) + " scans");
       return;
+    }
+    if (grew) {
+      backoff = Backoff();
+    } else {
+      backoff.wait(deadline);
     }
   }
 }

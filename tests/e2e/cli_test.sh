@@ -199,6 +199,67 @@ perl -MJSON::PP -e '
 ' "$work/pidns.json" 2>"$work/err"
 check "pidns stops waiting once every process it SIGTERMed (a stopped one too) has exited" $?
 
+# Bytes are bytes: a survivor whose argv is not UTF-8 is still listed (its bad bytes as \xNN), and
+# a reaper that writes binary to stderr but kills everything passes.
+mkdir -p "$work/bytes"
+cat >"$work/bytes/bytes.toml" <<'TOML'
+description = "an escaped member whose argv is not UTF-8"
+[tree]
+role = "agent"
+[[tree.children]]
+role = "binary"
+setsid = true
+exec = ["perl", "-e", "$0 = \"\\xff\\xfe name\"; sleep"]
+TOML
+run 1 "$bin" --scenarios "$work/bytes" run --reaper pgroup --json "$work/bytes.json"
+check "the leak of a survivor with a binary argv is reported" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  my $c = $r->{cases}[0];
+  die "verdict $c->{verdict}\n" unless $c->{verdict} eq "leak";
+  my ($s) = grep { $_->{role} eq "binary" } @{ $c->{survivors} };
+  die "survivor not listed\n" unless $s;
+  die "argv: @{ $s->{argv} }\n" unless $s->{argv}[0] eq "\\xFF\\xFE name";
+' "$work/bytes.json" 2>"$work/err"
+check "the survivor keeps its argv, bad bytes written \\xNN" $?
+run 0 "$bin" run --scenario plain-child --expect-pass \
+  --reaper 'exec:printf "\377\376" >&2; kill -s KILL -- -{pgid}' --json "$work/stderr.json"
+check "a reaper that writes binary to stderr and kills everything passes" $?
+
+# A tree that is not intact when the reaper acts gets no verdict: a member that exits on its own
+# right after it is announced (not declared transient) makes the case a setup-error — here under
+# a reaper that does nothing at all, which would otherwise pass whenever the member was quick.
+mkdir -p "$work/dying"
+printf 'description = "a member that exits right after it is announced"\n[tree]\nrole = "agent"\n[[tree.children]]\nrole = "brief"\nexec = ["true"]\n' \
+  >"$work/dying/dying.toml"
+run 1 "$bin" --scenarios "$work/dying" run --reaper 'exec:true' --repeat 5 --json "$work/dying.json"
+check "a member gone before the kill fails the run" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  for my $c (@{ $r->{cases} }) {
+    die "run $c->{run}: $c->{verdict}\n" unless $c->{verdict} eq "setup-error" && $c->{reason} =~ /brief/;
+  }
+' "$work/dying.json" 2>"$work/err"
+check "it is a setup-error naming the member, in every repeat" $?
+
+# A wait that blocks or backs off costs next to no CPU; a spinning one costs a core. A member
+# waiting in vfork() cannot be stopped, so proc-pidfd's freeze keeps looking until its own
+# deadline (5 s): its CPU time over that wait says whether it spins.
+mkdir -p "$work/stuck"
+printf 'description = "a member waiting in vfork(): SIGSTOP cannot stop it"\n[tree]\nrole = "agent"\n[[tree.children]]\nrole = "stuck"\nvfork_hold = true\n' \
+  >"$work/stuck/stuck.toml"
+run 0 "$bin" --scenarios "$work/stuck" run --reaper proc-pidfd --reaper cgroup --json "$work/stuck.json"
+check "a member that cannot be stopped is still killed" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  for my $c (@{ $r->{cases} }) {
+    my ($cpu, $wall) = ($c->{cpu_ms}{reaper}, $c->{timings_ms}{kill});
+    die "$c->{reaper}: no CPU figure\n" unless defined $cpu;
+    die "$c->{reaper}: $cpu ms of CPU in a $wall ms kill\n" if $wall > 100 && $cpu > 0.2 * $wall;
+  }
+' "$work/stuck.json" 2>"$work/err"
+check "the reaper waits without spinning (CPU under 20% of the kill)" $?
+
 # The npm dev-server leak: pgroup leaves the detached watcher, its port still accepting.
 run 0 "$bin" run --scenario npm-dev-server --reaper pgroup --reaper proc-pidfd --json "$work/npm.json"
 check "npm-dev-server meets its expectations" $?
@@ -327,12 +388,15 @@ check "a parallel run lists its cases in plan order" $?
 # Ctrl-C mid-case: exit 130, the finished cases written, nothing left running, no scratch left.
 mkdir -p "$work/tmp"
 mkfifo "$work/progress"
-# Two workers: the interrupt goes to reapcheck alone, which must pass it on to the worker.
-TMPDIR="$work/tmp" "$bin" run -j 2 --scenario plain-child --scenario setsid-escape --reaper pgroup \
+# Two workers: the interrupt goes to reapcheck alone, which must pass it on to the worker. The
+# second reaper kills nothing and leaves a process of its own running, so its case watches the
+# tree for the whole settle period (60 s): it is still at work when the first case ends.
+TMPDIR="$work/tmp" "$bin" run -j 2 --scenario plain-child --reaper pgroup \
+  --reaper 'exec:setsid sleep infinity </dev/null >/dev/null 2>&1 &' --expect-pass \
   --settle 60000 --json "$work/partial.json" 2>"$work/progress" >/dev/null &
 reapcheck_pid=$!
 exec 3<"$work/progress"
-read -r first <&3  # "[1/2] ..." : the second case, which waits 60 s to settle, has begun
+read -r first <&3  # "[1/2] ..." : the second case, which watches for 60 s, has begun
 kill -INT "$reapcheck_pid"
 wait "$reapcheck_pid"
 status=$?

@@ -28,6 +28,7 @@ Observations clean() {
   Observations o;
   o.members = {process(3, "agent"), process(5, "child")};
   o.settle_ms = 1000;
+  o.watched_ms = 1000;
   o.all_dead_ms = 4;
   return o;
 }
@@ -46,8 +47,13 @@ std::vector<Row> rows() {
   Observations leak = clean();
   leak.survivors = {process(5, "escaped")};
   leak.all_dead_ms = -1;
-  out.push_back(
-      {"a survivor", leak, Verdict::leak, "outlived the reaper by 1000 ms: escaped (pid 5"});
+  out.push_back({"a survivor", leak, Verdict::leak,
+                 "still alive 1000 ms after it returned): escaped (pid 5"});
+
+  Observations idle = leak;
+  idle.watched_ms = 3;
+  out.push_back({"a survivor seen idle with nothing left to end it", idle, Verdict::leak,
+                 "alive and idle 3 ms after it returned, with nothing left that could end them"});
 
   Observations port = clean();
   port.open_ports = {{41002, 9, "watcher"}};

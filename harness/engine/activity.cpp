@@ -1,0 +1,212 @@
+#include "harness/engine/activity.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "reaper/os/cgroup_fs.h"
+#include "reaper/os/pidfd.h"
+#include "reaper/os/proc_table.h"
+#include "reaper/os/read_file.h"
+
+namespace reapcheck {
+namespace {
+
+// What settling reads of a process (/proc/<pid>/status).
+struct Status {
+  bool gone = true;
+  char state = '?';
+  unsigned long long pending = 0;  // SigPnd | ShdPnd
+  unsigned long long blocked = 0;
+  unsigned long long caught = 0;
+};
+
+// A signal mask line of a status file ("\nSigPnd:"); 0 when absent.
+unsigned long long mask_of(const std::string& status, const char* field) {
+  const size_t at = status.find(field);
+  return at == std::string::npos
+             ? 0
+             : std::strtoull(status.c_str() + at + std::strlen(field), nullptr, 16);
+}
+
+constexpr unsigned long long kSigkill = 1ULL << (SIGKILL - 1);
+
+// The parts of /proc/<pid>/status that tell what a process is doing, from one read of the file.
+Status read_status(pid_t pid) {
+  Status st;
+  const std::string text = reaper::read_file("/proc/" + std::to_string(pid) + "/status");
+  if (text.empty()) return st;
+  st.gone = false;
+  st.pending = mask_of(text, "\nSigPnd:") | mask_of(text, "\nShdPnd:");
+  st.blocked = mask_of(text, "\nSigBlk:");
+  st.caught = mask_of(text, "\nSigCgt:");
+  if (const size_t at = text.find("\nState:"); at != std::string::npos) {
+    const size_t letter = text.find_first_not_of(" \t", at + 7);
+    if (letter != std::string::npos) st.state = text[letter];
+  }
+  return st;
+}
+
+constexpr unsigned long kPfExiting = 0x4;  // PF_EXITING in a task's flags
+
+// One live thread of the process: a pending SIGKILL, or PF_EXITING in the flags of its stat
+// (the ninth field, the seventh after the parenthesised comm). A thread that has exited (Z, X) —
+// the leader of a process whose other threads run on — says nothing of the process.
+bool thread_dying(const std::string& task) {
+  const std::string stat = reaper::read_file(task + "/stat");
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return false;
+  std::istringstream fields(stat.substr(close + 1));
+  std::string state, field;
+  fields >> state;
+  if (state == "Z" || state == "X") return false;  // exited: says nothing of the process
+  for (int i = 0; i < 6 && fields >> field; ++i) {
+  }
+  if ((std::strtoul(field.c_str(), nullptr, 10) & kPfExiting) != 0) return true;
+  const std::string status = reaper::read_file(task + "/status");
+  return ((mask_of(status, "\nSigPnd:") | mask_of(status, "\nShdPnd:")) & kSigkill) != 0;
+}
+
+// How a thread is waiting, from /proc/<pid>/task/<tid>/syscall: the system call it is blocked
+// in and its arguments. Only x86_64's numbers are known; elsewhere every wait is `unknown`,
+// which callers take as "may act", so nothing is judged too soon.
+enum class Wait { forever, deadline, unknown, running };
+
+Wait thread_wait(const std::string& task) {
+  const std::string text = reaper::read_file(task + "/syscall");
+  if (text.empty() || text.rfind("running", 0) == 0) return Wait::running;
+  std::istringstream in(text);
+  long nr = 0;
+  in >> nr;
+  unsigned long long a[6] = {};
+  for (auto& arg : a) {
+    std::string hex;
+    in >> hex;
+    arg = std::strtoull(hex.c_str(), nullptr, 16);
+  }
+  if (nr == -1) return Wait::forever;  // blocked outside any system call: stopped
+#if defined(__x86_64__)
+  const auto by_int = [](unsigned long long v) {  // a timeout in ms: negative means none
+    return static_cast<int>(v) < 0 ? Wait::forever : Wait::deadline;
+  };
+  const auto by_pointer = [](unsigned long long v) {  // a timeout struct: NULL means none
+    return v == 0 ? Wait::forever : Wait::deadline;
+  };
+  switch (nr) {
+    case 34:   // pause
+    case 130:  // rt_sigsuspend
+    case 61:   // wait4
+    case 247:  // waitid
+    case 0:    // read
+    case 19:   // readv
+    case 43:   // accept
+    case 288:  // accept4
+    case 45:   // recvfrom
+    case 47:   // recvmsg
+    case 1:    // write (a full pipe)
+      return Wait::forever;
+    // The signal-sending calls: a thread blocked in one waits for the signal ledger to answer it.
+    case 62:   // kill
+    case 200:  // tkill
+    case 234:  // tgkill
+    case 129:  // rt_sigqueueinfo
+    case 297:  // rt_tgsigqueueinfo
+    case 424:  // pidfd_send_signal
+      return Wait::forever;
+    case 232:  // epoll_wait
+    case 281:  // epoll_pwait
+      return by_int(a[3]);
+    case 7:  // poll
+      return by_int(a[2]);
+    case 441:  // epoll_pwait2
+      return by_pointer(a[3]);
+    case 271:  // ppoll
+      return by_pointer(a[2]);
+    case 23:   // select
+    case 270:  // pselect6
+      return by_pointer(a[4]);
+    case 202: {  // futex: the waits take a timeout in the fourth argument
+      const unsigned long long op = a[1] & 0x7F;
+      return op == 0 || op == 9 ? by_pointer(a[3]) : Wait::unknown;
+    }
+    case 35:   // nanosleep
+    case 230:  // clock_nanosleep
+      return Wait::deadline;
+    default:
+      return Wait::unknown;
+  }
+#else
+  return Wait::unknown;
+#endif
+}
+
+// A thread that has exited (Z, X): the leader of a process whose other threads run on.
+bool thread_exited(const std::string& task) {
+  const auto stat = reaper::parse_stat(reaper::read_file(task + "/stat"));
+  return !stat || stat->state == 'Z' || stat->state == 'X';
+}
+
+// The least idle of its live threads' waits.
+Wait process_wait(pid_t pid) {
+  Wait worst = Wait::forever;
+  std::error_code ec;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    if (thread_exited(task.path().string())) continue;
+    worst = std::max(worst, thread_wait(task.path().string()));
+    if (worst == Wait::running) break;
+  }
+  return worst;
+}
+
+}  // namespace
+
+bool dying(pid_t pid) {
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    if (thread_dying(task.path().string())) return true;
+  }
+  return false;
+}
+
+Activity activity(pid_t pid, int pidfd, const Census& census,
+                  const std::function<bool(pid_t)>& held) {
+  if (reaper::pidfd_exited(pidfd)) {
+    // Dead. Its pid is free once reaped; a parent that reaps (PID 1, the reaper host, anything
+    // that catches SIGCHLD) is about to.
+    if (reaper::pidfd_target(::getpid(), pidfd).value_or(-1) == -1) return Activity::settled;
+    const auto self = reaper::ProcTable::read_one(pid, reaper::Detail::stat);
+    if (!self) return Activity::settled;
+    const Status parent = read_status(self->ppid);
+    const bool reaps = self->ppid == 1 ||
+                       census.who(self->ppid).value_or(Party{}).kind == Party::Kind::harness ||
+                       ((parent.caught & (1ULL << (SIGCHLD - 1))) != 0 &&
+                        !(held && held(self->ppid)));
+    return reaps && !parent.gone ? Activity::busy : Activity::settled;
+  }
+  if (dying(pid)) return Activity::dying;
+  const Status s = read_status(pid);
+  // A stopped process (job control or SIGSTOP), or one in a frozen cgroup, runs nothing — its
+  // handlers for what is pending included — until it is continued or thawed: it has settled.
+  if (s.state == 'T' || s.state == 't' || reaper::cgroup_frozen(pid)) return Activity::settled;
+  // A signal still pending and not blocked has a handler yet to run (which may exit); a
+  // running process may be in one now.
+  if ((s.pending & ~s.blocked) != 0 || s.state == 'R' || s.state == 'D') return Activity::busy;
+  switch (process_wait(pid)) {
+    case Wait::forever:
+      return Activity::settled;
+    case Wait::deadline:
+      return Activity::timed;
+    default:
+      return Activity::busy;
+  }
+}
+
+}  // namespace reapcheck

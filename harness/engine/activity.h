@@ -1,0 +1,34 @@
+// Where a process is on its way, read from /proc at one instant: done with what reached it,
+// dying, or still doing something (a handler to run, a parent about to reap it). The signal
+// ledger holds the reaper's calls until the processes they reached have settled; the audit stops
+// watching once nothing of the tree can change any more.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+
+#include "harness/engine/census.h"
+
+namespace reapcheck {
+
+enum class Activity {
+  settled,  // idle for good (every thread blocked with no deadline, or stopped), nothing
+            // pending; or dead and reaped (or never to be reaped)
+  timed,    // idle, but a thread waits with a deadline (a timer, a sleep): it will act again
+  dying,    // a fatal signal pending, or exiting: its pidfd will fire
+  busy,     // running, a handler still to run, or dead with a parent about to reap it
+};
+
+// `pidfd` holds the process `pid`; `census` tells the reaper host (which reaps) apart. `held`,
+// when given, says whether a process is itself held (its own signal call not yet answered by the
+// signal ledger): a dead process whose parent is held is not about to be reaped.
+Activity activity(pid_t pid, int pidfd, const Census& census,
+                  const std::function<bool(pid_t)>& held = {});
+
+// The process is on its way out: a fatal signal is pending (the kernel turns a fatal signal into
+// SIGKILL on every thread as it is sent), or one of its threads is exiting. Read from
+// /proc/<pid>/task/*/; false when the process is gone.
+bool dying(pid_t pid);
+
+}  // namespace reapcheck
