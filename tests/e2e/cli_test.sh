@@ -318,7 +318,7 @@ perl -MJSON::PP -e '
   }
 ' "$work/killed.json" 2>"$work/err"
 check "SIGKILLing the orchestrator: pgroup leaves the escaped dev server, cgroup and pidns nothing" $?
-run 0 "$bin" run --scenario reaper-inside-tree --reaper pgroup --skip-exit-code 77
+run 77 "$bin" run --scenario reaper-inside-tree --reaper pgroup --skip-exit-code 77
 check "a built-in reaper cannot run inside the tree: the case is skipped" $?
 grep -q "does not apply: the kill is run from inside the tree" "$work/out"
 check "the skip says why it does not apply" $?
