@@ -43,7 +43,7 @@ ReaperChoice exec_choice(std::string id, std::string command, ReaperChoice::Orig
           [command](const reaper::ReaperConfig&) { return reaper::make_exec_command(command); },
           std::move(needs),
           false,
-          command};
+          std::move(command)};  // after the lambda's copy: a braced list is evaluated in order
 }
 
 ReaperChoice supervise_choice(std::string id, std::string command, ReaperChoice::Origin origin,

@@ -110,7 +110,6 @@ Wait thread_wait(const std::string& task) {
     case 45:   // recvfrom
     case 47:   // recvmsg
     case 1:    // write (a full pipe)
-      return Wait::forever;
     // The signal-sending calls: a thread blocked in one waits for the signal ledger to answer it.
     case 62:   // kill
     case 200:  // tkill
@@ -185,10 +184,9 @@ Activity activity(pid_t pid, int pidfd, const Census& census,
     const auto self = reaper::ProcTable::read_one(pid, reaper::Detail::stat);
     if (!self) return Activity::settled;
     const Status parent = read_status(self->ppid);
-    const bool reaps = self->ppid == 1 ||
-                       census.who(self->ppid).value_or(Party{}).kind == Party::Kind::harness ||
-                       ((parent.caught & (1ULL << (SIGCHLD - 1))) != 0 &&
-                        !(held && held(self->ppid)));
+    const bool reaps =
+        self->ppid == 1 || census.who(self->ppid).value_or(Party{}).kind == Party::Kind::harness ||
+        ((parent.caught & (1ULL << (SIGCHLD - 1))) != 0 && !(held && held(self->ppid)));
     return reaps && !parent.gone ? Activity::busy : Activity::settled;
   }
   if (dying(pid)) return Activity::dying;

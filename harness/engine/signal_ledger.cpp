@@ -283,17 +283,16 @@ bool SignalLedger::settle_step() {
   return candidates_.empty();
 }
 
+// Whether a pid the reaper names by number is still held depends on how fast the processes it
+// already killed die and are reaped. Letting every death under way finish before the call is
+// resolved takes the scheduler out of the answer: the call meets the world that the slowest
+// reaper would meet, every run.
 SignalRecord SignalLedger::resolve(const seccomp_notif& call) const {
   SignalRecord r;
   const pid_t sender = static_cast<pid_t>(call.pid);
   r.sender = census_.who(sender).value_or(Party{Party::Kind::reaper, sender, "?"});
   // The host runs the reaper: what it sends, the reaper sends (a signal *to* it is a hit).
   if (r.sender.kind == Party::Kind::harness) r.sender.kind = Party::Kind::reaper;
-  // Whether a pid the reaper names by number is still held depends on how fast the processes
-  // it already killed die and are reaped. Letting every death under way finish before the
-  // call is resolved takes the scheduler out of the answer: the call meets the world that the
-  // slowest reaper would meet, every run.
-
   if (auto p = reaper::ProcTable::read_one(sender, reaper::Detail::full)) {
     r.sender_argv = printable(p->argv);
   }

@@ -56,12 +56,12 @@ class Reader : public TomlReader {
 
   // The node's own keys, checked against each other.
   TreeNode attributes(const toml::table& t, bool is_root, std::set<std::string>& roles) const {
-    only_keys(t, {"role",   "setsid",   "setpgid",   "reap",      "ignore",   "exit_on",
-                  "exec",   "hold",     "transient", "stop_self", "storm",    "via_shell",
-                  "on_pty", "rename",   "copies",    "chain",     "detached", "unref",
-                  "fork",   "children", "threads",   "clear_env", "cgroup",   "freeze",
-                  "vfork_hold"},
-              "a tree node");
+    only_keys(
+        t, {"role",      "setsid",    "setpgid",   "reap",      "ignore",    "exit_on",  "exec",
+            "hold",      "transient", "stop_self", "storm",     "via_shell", "on_pty",   "rename",
+            "copies",    "chain",     "detached",  "unref",     "fork",      "children", "threads",
+            "clear_env", "cgroup",    "freeze",    "vfork_hold"},
+        "a tree node");
     TreeNode n;
     n.role = string_at(t, "role", true);
     if (n.role.empty() || n.role.find_first_of(" \t\n") != std::string::npos) {
