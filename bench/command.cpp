@@ -13,7 +13,6 @@
 #include "bench/snapshot.h"
 #include "harness/catalog/catalog.h"
 #include "harness/engine/matrix.h"
-#include "harness/model/summary.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"
 #include "reports/file_output.h"
@@ -28,9 +27,9 @@ std::string machine_line(int jobs) {
                      ::sysconf(_SC_NPROCESSORS_ONLN), u.release, u.machine, jobs);
 }
 
-// Measures into `result` as it goes, so an interrupted run still has what it finished.
-void measure(const ScenarioSet& inputs, const BenchArgs& args, BenchResult& result,
-             const std::function<void(const std::string&)>& note) {
+using Note = std::function<void(const std::string&)>;
+
+void measure_snapshots(const BenchArgs& args, BenchResult& result, const Note& note) {
   const std::vector<int> snapshot_sizes =
       args.quick ? std::vector<int>{1000} : std::vector<int>{100, 1000, 5000};
   for (int n : snapshot_sizes) {
@@ -39,7 +38,21 @@ void measure(const ScenarioSet& inputs, const BenchArgs& args, BenchResult& resu
                      c.proc_us, c.ps_us, c.ps_us / c.proc_us));
     result.snapshots.push_back(c);
   }
+}
 
+// One reaper on one tree, noted as it is measured.
+ReapSample sample_reap(const std::string& reaper, const Scenario& scenario, int runs,
+                       const CaseOptions& options, const Note& note) {
+  ReapSample s = measure_reap(reaper, scenario, runs, options);
+  note(fmt::format(
+      "reap, {} × {} {}: {} ({} run{})", reaper, s.shape, s.members,
+      s.ms >= 0 ? fmt::format("all dead in {:.1f} ms", s.ms) : "NOT all dead: " + s.verdict, runs,
+      runs > 1 ? "s" : ""));
+  return s;
+}
+
+// Every built-in reaper, and the bare cgroup.kill, on wide trees and a deep chain.
+void measure_builtin_reaps(const BenchArgs& args, BenchResult& result, const Note& note) {
   std::vector<std::string> reapers = {std::string(kBareCgroupKill)};
   for (const auto& id : reaper_ids(ReaperChoice::Origin::builtin)) reapers.push_back(id);
   std::vector<std::pair<std::string, int>> trees;
@@ -55,45 +68,90 @@ void measure(const ScenarioSet& inputs, const BenchArgs& args, BenchResult& resu
     // minute and a half it adds to a full run.
     const int runs = args.quick ? 1 : 3;
     for (const auto& reaper : reapers) {
-      ReapSample s = measure_reap(reaper, scenario, runs, options);
-      note(fmt::format(
-          "reap, {} × {} {}: {} ({} run{})", reaper, shape, members,
-          s.ms >= 0 ? fmt::format("all dead in {:.1f} ms", s.ms) : "NOT all dead: " + s.verdict,
-          runs, runs > 1 ? "s" : ""));
+      ReapSample s = sample_reap(reaper, scenario, runs, options, note);
       result.all_killed = result.all_killed && s.ms >= 0;  // a stray signal still killed it
       result.reap.push_back(std::move(s));
     }
   }
+}
 
+// Every preset on wide trees of 100 and 1,000 members (100 only with --quick). A preset that
+// leaves members behind never reaches all-dead, which is what it gets: a short settle is enough.
+void measure_preset_reaps(const BenchArgs& args, BenchResult& result, const Note& note) {
+  CaseOptions options;
+  options.ready = std::chrono::minutes(1);
+  options.settle = std::chrono::seconds(2);
+  const std::vector<int> sizes = args.quick ? std::vector<int>{100} : std::vector<int>{100, 1000};
+  for (int members : sizes) {
+    const Scenario scenario = bench_scenario("wide", members);
+    for (const auto& reaper : reaper_ids(ReaperChoice::Origin::preset)) {
+      ReapSample s = sample_reap(reaper, scenario, args.quick ? 1 : 3, options, note);
+      s.preset = true;
+      result.reap.push_back(std::move(s));
+    }
+  }
+}
+
+// The wall time of every scenario against `reapers`, with the unexpected cells counted.
+RunResult time_matrix(const ScenarioSet& inputs, std::vector<std::string> reapers, int jobs,
+                      bool ledger) {
+  MatrixPlan plan;
+  plan.scenarios = inputs.scenarios;
+  plan.expectations = inputs.expectations;
+  plan.reapers = std::move(reapers);
+  plan.jobs = jobs;
+  plan.options.ledger = ledger;
+  RunResult run;
+  run_matrix(plan, run, nullptr);
+  return run;
+}
+
+int unexpected_in(const RunResult& run) {
+  int n = 0;
+  for (const auto& c : run.cases) n += c.as_expected() ? 0 : 1;
+  return n;
+}
+
+// The built-in matrix with and without the signal ledger, then the --presets matrix (the
+// built-ins and every preset), each timed.
+void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchResult& result,
+                      const Note& note) {
+  const std::vector<std::string> builtins = reaper_ids(ReaperChoice::Origin::builtin);
+  const RunResult run = time_matrix(inputs, builtins, args.jobs, true);
+  result.matrix_wall_s = run.wall_s;
+  result.matrix_cases = static_cast<int>(run.cases.size());
+  result.matrix_unexpected = unexpected_in(run);
+  note(fmt::format("built-in matrix: {} cases in {:.1f} s on {} workers{}", run.cases.size(),
+                   run.wall_s, args.jobs, result.matrix_unexpected == 0 ? "" : " (deviations!)"));
+  // The same again without the signal ledger, for its cost. Verdicts that need the ledger
+  // differ then; only the time is kept.
+  result.matrix_wall_no_ledger_s = time_matrix(inputs, builtins, args.jobs, false).wall_s;
+  note(fmt::format("built-in matrix without the signal ledger: {:.1f} s",
+                   *result.matrix_wall_no_ledger_s));
+  std::vector<std::string> all = builtins;
+  for (auto& id : reaper_ids(ReaperChoice::Origin::preset)) all.push_back(std::move(id));
+  const RunResult presets = time_matrix(inputs, all, args.jobs, true);
+  result.presets_matrix_wall_s = presets.wall_s;
+  result.presets_matrix_cases = static_cast<int>(presets.cases.size());
+  result.presets_matrix_unexpected = unexpected_in(presets);
+  note(fmt::format("--presets matrix: {} cases in {:.1f} s on {} workers{}", presets.cases.size(),
+                   presets.wall_s, args.jobs,
+                   result.presets_matrix_unexpected == 0 ? "" : " (deviations!)"));
+}
+
+// Measures into `result` as it goes, so an interrupted run still has what it finished.
+void measure(const ScenarioSet& inputs, const BenchArgs& args, BenchResult& result,
+             const Note& note) {
+  measure_snapshots(args, result, note);
+  measure_builtin_reaps(args, result, note);
+  measure_preset_reaps(args, result, note);
   const Overhead overhead = measure_case_overhead(args.quick ? 5 : 15);
   result.case_overhead_ms = overhead.overhead_ms;
   result.case_ms = overhead.case_ms;
   note(fmt::format("harness overhead per case: {:.1f} ms (whole trivial case {:.1f} ms)",
                    overhead.overhead_ms, overhead.case_ms));
-
   result.matrix_jobs = args.jobs;
-  if (!args.quick) {
-    MatrixPlan plan;
-    plan.scenarios = inputs.scenarios;
-    plan.expectations = inputs.expectations;
-    plan.reapers = reaper_ids(ReaperChoice::Origin::builtin);
-    plan.jobs = args.jobs;
-    RunResult run;
-    run_matrix(plan, run, nullptr);
-    result.matrix_wall_s = run.wall_s;
-    result.matrix_cases = static_cast<int>(run.cases.size());
-    const Summary summary = summarise(run);
-    for (const auto& c : run.cases) result.matrix_unexpected += c.as_expected() ? 0 : 1;
-    note(fmt::format("built-in matrix: {} cases in {:.1f} s on {} workers{}", run.cases.size(),
-                     run.wall_s, args.jobs, summary.ok() ? "" : " (deviations!)"));
-    // The same again without the signal ledger, for its cost. Verdicts that need the ledger
-    // differ then; only the time is kept.
-    plan.options.ledger = false;
-    RunResult bare;
-    run_matrix(plan, bare, nullptr);
-    result.matrix_wall_no_ledger_s = bare.wall_s;
-    note(fmt::format("built-in matrix without the signal ledger: {:.1f} s", bare.wall_s));
-  }
+  if (!args.quick) measure_matrices(inputs, args, result, note);
 }
 
 }  // namespace
@@ -136,7 +194,9 @@ int run_bench(const ScenarioSet& inputs, const BenchArgs& args) {
                Interrupted(interrupted).what());
     return kExitInterrupted;
   }
-  return result.all_killed && result.matrix_unexpected == 0 ? kExitOk : kExitDeviation;
+  return result.all_killed && result.matrix_unexpected == 0 && result.presets_matrix_unexpected == 0
+             ? kExitOk
+             : kExitDeviation;
 }
 
 }  // namespace reapcheck

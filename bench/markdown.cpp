@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace reapcheck {
 namespace {
@@ -30,21 +31,18 @@ std::string ms_cell(const ReapSample* s) {
   return fmt::format("{:.1f}", s->ms);
 }
 
-}  // namespace
-
-std::string bench_markdown(const BenchResult& r) {
-  std::string md =
-      fmt::format("# reapcheck bench{}{}\n\n{}\n\n", r.quick ? " (--quick)" : "",
-                  r.interrupted ? " — interrupted: the figures measured before it" : "", r.machine);
-
-  md += "## Targets\n\n| Target | Limit | Measured | |\n|---|---|---|---|\n";
+std::string targets_section(const BenchResult& r) {
+  std::string md = "## Targets\n\n| Target | Limit | Measured | |\n|---|---|---|---|\n";
   for (const auto& t : r.targets) {
     md += fmt::format("| {} | {} {} | {} | {} |\n", t.name, t.relation == "at least" ? "≥" : "≤",
                       figure(t.limit, t.unit), t.measured ? figure(*t.measured, t.unit) : "—",
                       standing(t));
   }
+  return md;
+}
 
-  md +=
+std::string snapshot_section(const BenchResult& r) {
+  std::string md =
       "\n## Process-table snapshot (median µs)\n\n"
       "| Processes | ProcTable::read (source) | ps -ax -o pid,ppid | ps ÷ ProcTable | "
       "/proc files, stat | /proc files, argv and cwd | floor: open+close each stat |\n"
@@ -64,21 +62,27 @@ std::string bench_markdown(const BenchResult& r) {
         s->processes, s->proc_files_us > 0 ? s->ps_us / s->proc_files_us : 0, s->open_floor_us,
         s->ps_us / s->open_floor_us);
   }
+  return md;
+}
 
-  // Reaper rows in first-seen order; columns are the shapes and sizes measured.
+// A table per figure (reap latency; the reaper's return) of the samples with `preset` as asked:
+// a row per reaper in first-seen order, a column per shape and size measured.
+std::string reap_tables(const BenchResult& r, bool preset, const std::string& heading) {
   std::vector<std::string> reapers;
   std::vector<std::pair<std::string, int>> columns;
   for (const auto& s : r.reap) {
+    if (s.preset != preset) continue;
     if (std::find(reapers.begin(), reapers.end(), s.reaper) == reapers.end())
       reapers.push_back(s.reaper);
     const std::pair<std::string, int> col{s.shape, s.members};
     if (std::find(columns.begin(), columns.end(), col) == columns.end()) columns.push_back(col);
   }
+  std::string md;
   for (const auto& [title, returned] :
        {std::pair{"Reap latency: kill request until every member is dead (median ms)", false},
         std::pair{"Reaper returned: kill request until the reaper reported done (median ms)",
                   true}}) {
-    md += fmt::format("\n## {}\n\n| Reaper |", title);
+    md += fmt::format("\n## {}{}\n\n| Reaper |", heading, title);
     for (const auto& [shape, members] : columns) md += fmt::format(" {} {} |", shape, members);
     md += "\n|---|";
     for (size_t i = 0; i < columns.size(); ++i) md += "---|";
@@ -94,20 +98,48 @@ std::string bench_markdown(const BenchResult& r) {
       md += "\n";
     }
   }
-  md += fmt::format(
-      "\n`cgroup.kill` is the cgroup reaper with no grace period: a bare `cgroup.kill` and a "
-      "wait for `populated 0`, the kernel's own limit.\n\n## Harness\n\n"
+  return md;
+}
+
+std::string matrix_cell(const std::optional<double>& wall_s, int cases, int jobs, int unexpected) {
+  if (!wall_s) return "not run (--quick)";
+  return fmt::format("{:.1f} s for {} cases on {} workers ({} unexpected)", *wall_s, cases, jobs,
+                     unexpected);
+}
+
+std::string harness_section(const BenchResult& r) {
+  return fmt::format(
+      "\n## Harness\n\n"
       "| | |\n|---|---|\n| Overhead per case (sandbox, bystanders, audit, teardown) | {} |\n"
       "| Whole trivial case | {} |\n| Built-in matrix | {} |\n"
-      "| Built-in matrix without the signal ledger | {} |\n",
+      "| Built-in matrix without the signal ledger | {} |\n"
+      "| `run --presets` matrix (the built-ins and every preset) | {} |\n",
       r.case_overhead_ms >= 0 ? fmt::format("{:.1f} ms", r.case_overhead_ms) : "—",
       r.case_ms >= 0 ? fmt::format("{:.1f} ms", r.case_ms) : "—",
-      r.matrix_wall_s
-          ? fmt::format("{:.1f} s for {} cases on {} workers ({} unexpected)", *r.matrix_wall_s,
-                        r.matrix_cases, r.matrix_jobs, r.matrix_unexpected)
-          : std::string("not run (--quick)"),
+      matrix_cell(r.matrix_wall_s, r.matrix_cases, r.matrix_jobs, r.matrix_unexpected),
       r.matrix_wall_no_ledger_s ? fmt::format("{:.1f} s", *r.matrix_wall_no_ledger_s)
-                                : std::string("not run (--quick)"));
+                                : std::string("not run (--quick)"),
+      matrix_cell(r.presets_matrix_wall_s, r.presets_matrix_cases, r.matrix_jobs,
+                  r.presets_matrix_unexpected));
+}
+
+}  // namespace
+
+std::string bench_markdown(const BenchResult& r) {
+  std::string md =
+      fmt::format("# reapcheck bench{}{}\n\n{}\n\n", r.quick ? " (--quick)" : "",
+                  r.interrupted ? " — interrupted: the figures measured before it" : "", r.machine);
+  md += targets_section(r);
+  md += snapshot_section(r);
+  md += reap_tables(r, false, "");
+  md +=
+      "\n`cgroup.kill` is the cgroup reaper with no grace period: a bare `cgroup.kill` and a "
+      "wait for `populated 0`, the kernel's own limit.\n";
+  md += reap_tables(r, true, "Presets — ");
+  md +=
+      "\nA preset that leaves members behind never reaches all-dead (its verdict is shown); one "
+      "that cannot run here is skipped.\n";
+  md += harness_section(r);
   return md;
 }
 

@@ -40,7 +40,7 @@ std::string bench_plot_svg(const BenchResult& r) {
   std::vector<std::string> order;
   double min_n = 1e9, max_n = 1, min_ms = 1e9, max_ms = 0;
   for (const auto& s : r.reap) {
-    if (s.shape != "wide" || s.ms < 0) continue;
+    if (s.shape != "wide" || s.ms < 0 || s.preset) continue;  // the built-ins' lines only
     if (lines.find(s.reaper) == lines.end()) order.push_back(s.reaper);
     const double ms = std::max(s.ms, 0.01);  // a log scale has no zero
     lines[s.reaper].emplace_back(s.members, ms);

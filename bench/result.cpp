@@ -101,7 +101,8 @@ void to_json(nlohmann::json& j, const ReapSample& s) {
        {"ms", s.ms >= 0 ? nlohmann::json(s.ms) : nlohmann::json(nullptr)},
        {"reaper_ms", s.reaper_ms},
        {"runs", s.runs},
-       {"verdict", s.verdict}};
+       {"verdict", s.verdict},
+       {"preset", s.preset}};
 }
 
 void to_json(nlohmann::json& j, const TargetCheck& t) {
@@ -130,6 +131,10 @@ void to_json(nlohmann::json& j, const BenchResult& r) {
        {"matrix_cases", r.matrix_cases},
        {"matrix_unexpected", r.matrix_unexpected},
        {"matrix_jobs", r.matrix_jobs},
+       {"presets_matrix_wall_s",
+        r.presets_matrix_wall_s ? nlohmann::json(*r.presets_matrix_wall_s) : nlohmann::json()},
+       {"presets_matrix_cases", r.presets_matrix_cases},
+       {"presets_matrix_unexpected", r.presets_matrix_unexpected},
        {"targets", r.targets}};
 }
 

@@ -31,6 +31,7 @@ struct ReapSample {
   double reaper_ms = -1;  // kill request until the reaper returned
   int runs = 0;
   std::string verdict;  // of the last run: anything but pass makes `ms` suspect
+  bool preset = false;  // a preset (an external reaper), measured on wide 100 and 1,000 only
 };
 
 // A target of the benchmark issue, as a ratio measured in this run.
@@ -57,6 +58,10 @@ struct BenchResult {
   int matrix_cases = 0;
   int matrix_unexpected = 0;
   int matrix_jobs = 0;
+  // `reapcheck run --presets`: the built-ins and every preset on every scenario.
+  std::optional<double> presets_matrix_wall_s;
+  int presets_matrix_cases = 0;
+  int presets_matrix_unexpected = 0;
   std::vector<TargetCheck> targets;
 
   const SnapshotCost* snapshot_at(int processes) const;

@@ -5,12 +5,14 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -24,19 +26,26 @@ namespace {
 // Runs in the forked child; reports a failure through `err_fd` (CLOEXEC, so a successful exec
 // closes it and the parent reads EOF).
 [[noreturn]] void exec_child(const AgentSpec& spec, const SpawnOptions& options, int pty_slave,
-                             int err_fd, char* const* argv, char* const* envp) {
+                             int err_fd, int parent_pidfd, char* const* argv, char* const* envp) {
   auto fail = [&](int step) {
     int msg[2] = {step, errno};
     (void)!::write(err_fd, msg, sizeof msg);
     ::_exit(127);
   };
-  // The host may block or ignore signals; the agent must start with defaults like any program.
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  // The host may block or ignore signals; the agent starts with default dispositions and the
+  // mask its launcher hands down (usually none blocked).
+  sigset_t mask;
+  sigemptyset(&mask);
+  for (int sig : spec.blocked_signals) sigaddset(&mask, sig);
+  ::sigprocmask(SIG_SETMASK, &mask, nullptr);
   for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
 
   if (::setsid() < 0) fail(0);
+  // The parent may have died before the prctl: its pidfd says so.
+  if (options.die_with_parent &&
+      (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || pidfd_exited(parent_pidfd))) {
+    fail(7);
+  }
   if (!options.cgroup.empty()) {
     int fd = ::open((options.cgroup + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0 || ::write(fd, "0", 1) != 1) fail(6);
@@ -86,12 +95,17 @@ Agent spawn_agent(const AgentSpec& spec, const SpawnOptions& options) {
   auto argv = c_strings(spec.argv);
   auto envp = c_strings(spec.env);
   Pipe err = make_pipe();
+  std::optional<UniqueFd> self;
+  if (options.die_with_parent) self = pidfd_open(::getpid());
 
   // A new PID namespace needs clone(); without flags this is fork().
   const int ns = options.new_pid_namespace ? CLONE_NEWPID : 0;
   pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, ns | SIGCHLD, nullptr, nullptr, nullptr, 0));
   if (pid < 0) throw_sys(ns ? "clone(CLONE_NEWPID)" : "fork");
-  if (pid == 0) exec_child(spec, options, slave.get(), err.write.get(), argv.data(), envp.data());
+  if (pid == 0) {
+    exec_child(spec, options, slave.get(), err.write.get(), self ? self->get() : -1, argv.data(),
+               envp.data());
+  }
 
   err.write.reset();
   slave.reset();
@@ -110,7 +124,8 @@ Agent spawn_agent(const AgentSpec& spec, const SpawnOptions& options) {
                                  "keep fds open",
                                  "chdir " + spec.cwd,
                                  "exec",
-                                 "join cgroup " + options.cgroup};
+                                 "join cgroup " + options.cgroup,
+                                 "die with the parent"};
     const std::string& what = steps[msg[0]];
     throw std::runtime_error("cannot start agent '" + spec.argv[0] + "': " + what + ": " +
                              std::strerror(msg[1]));

@@ -18,6 +18,9 @@ struct AgentSpec {
   std::vector<std::string> env;   // the whole environment, KEY=VALUE
   std::vector<int> inherit_fds;   // kept open across exec at the same numbers
   int output_fd = -1;             // stdout and stderr when not on a PTY; -1 means /dev/null
+  // Signals blocked in the mask the agent starts with, as a launcher that had them blocked
+  // hands them down to what it starts (empty: a clean mask).
+  std::vector<int> blocked_signals;
 };
 
 // How the agent is started. Every way puts it in a session of its own, as the seed
@@ -26,6 +29,9 @@ struct SpawnOptions {
   bool pty = false;                // the seed: openpty, the slave as controlling terminal and stdio
   std::string cgroup;              // a cgroup v2 directory the agent joins before exec
   bool new_pid_namespace = false;  // the agent is PID 1 of a PID namespace of its own
+  // SIGKILL to the agent when the process that spawned it dies (PR_SET_PDEATHSIG): as the init
+  // of its own PID namespace, its whole namespace dies with it.
+  bool die_with_parent = false;
 };
 
 class Agent {

@@ -36,6 +36,7 @@ struct ReaperInfo {
   std::string_view id;
   std::string_view technique;                            // one line, for `reapcheck list`
   std::unique_ptr<Reaper> (*make)(const ReaperConfig&);  // a plain function: constant data
+  std::string_view needs;  // what it needs of the machine and its privileges, in one line
 };
 
 // The built-in strategies, in the order reports show them (registry.cpp).

@@ -16,6 +16,8 @@ packages=(
   libcli11-dev
   tini dumb-init catatonit bubblewrap libxml2-utils
   clang libbpf-dev bpftool pkg-config
+  # the presets' reapers and what the environment-fault scenarios need
+  coreutils supervisor s6 busybox python3 python3-psutil
 )
 
 tests=false
@@ -42,6 +44,14 @@ if ((${#missing[@]})); then
   fi
   echo "setup: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
+  # supervisor ships a system-wide supervisord service, which reapcheck never uses (each case
+  # runs a supervisord of its own): nothing is started while these packages are installed,
+  # unless the machine already has its own policy for that.
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+    chmod 755 /usr/sbin/policy-rc.d
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <filesystem>
+
 #include "harness/catalog/external.h"
+#include "harness/support/paths.h"
 
 namespace reapcheck {
 namespace {
@@ -14,8 +17,10 @@ constexpr std::string_view kSupervise = "supervise:";
 std::vector<ReaperChoice> build() {
   std::vector<ReaperChoice> all;
   for (const auto& r : reaper::builtin_reapers()) {
-    all.push_back(
-        {ReaperChoice::Origin::builtin, std::string(r.id), std::string(r.technique), r.make, ""});
+    ReaperChoice choice{ReaperChoice::Origin::builtin, std::string(r.id), std::string(r.technique),
+                        r.make};
+    choice.requires_what = std::string(r.needs);
+    all.push_back(std::move(choice));
   }
   for (auto& p : presets()) all.push_back(std::move(p));
   return all;
@@ -30,17 +35,19 @@ std::optional<std::string> command_after(std::string_view id, std::string_view p
 }  // namespace
 
 ReaperChoice exec_choice(std::string id, std::string command, ReaperChoice::Origin origin,
-                         std::string needs) {
+                         std::vector<Need> needs) {
   std::string technique = "exec: " + command;
-  return {origin, std::move(id), std::move(technique),
-          [command = std::move(command)](const reaper::ReaperConfig&) {
-            return make_exec_command(command);
-          },
-          std::move(needs)};
+  return {origin,
+          std::move(id),
+          std::move(technique),
+          [command](const reaper::ReaperConfig&) { return make_exec_command(command); },
+          std::move(needs),
+          false,
+          std::move(command)};  // after the lambda's copy: a braced list is evaluated in order
 }
 
 ReaperChoice supervise_choice(std::string id, std::string command, ReaperChoice::Origin origin,
-                              std::string needs) {
+                              std::vector<Need> needs) {
   std::string technique = "supervise: " + command;
   return {origin,
           std::move(id),
@@ -50,6 +57,16 @@ ReaperChoice supervise_choice(std::string id, std::string command, ReaperChoice:
           },
           std::move(needs),
           true};
+}
+
+std::string missing_need(const std::vector<Need>& needs) {
+  for (const Need& n : needs) {
+    std::error_code ec;
+    const bool there = n.what.find('/') != std::string::npos ? std::filesystem::exists(n.what, ec)
+                                                             : !find_in_path(n.what).empty();
+    if (!there) return fmt::format("{} is not installed ({})", n.what, n.how);
+  }
+  return {};
 }
 
 const std::vector<ReaperChoice>& reaper_catalog() {

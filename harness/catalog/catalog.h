@@ -2,6 +2,7 @@
 // external reapers (presets.cpp), and any `exec:CMD` or `supervise:CMD` given by the user.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -13,6 +14,13 @@
 
 namespace reapcheck {
 
+// Something a reaper needs installed: a program on PATH, or a file (an installed package's
+// directory), and how to get it. A case whose reaper lacks one is skipped with this reason.
+struct Need {
+  std::string what;  // a program name, or an absolute path
+  std::string how;   // "Debian package supervisor", "scripts/setup.sh runs npm ci there"
+};
+
 struct ReaperChoice {
   enum class Origin {
     builtin,  // a strategy of the reaper library
@@ -23,10 +31,23 @@ struct ReaperChoice {
   std::string id;
   std::string technique;  // one line, for `reapcheck list`
   std::function<std::unique_ptr<reaper::Reaper>(const reaper::ReaperConfig&)> make;
-  std::string needs;  // a program that must be installed (presets); empty otherwise
+  std::vector<Need> needs;  // what must be installed for it to run at all
   // The agent runs under the reaper's own process (supervise:), which is then no member.
   bool supervises = false;
+  // For an exec: reaper, its kill command, {pid} and the rest not yet filled in: what a program
+  // runs on its own tree when the kill is requested from inside it.
+  std::string command;
+  // What the technique needs of the machine and its privileges (root, cgroup v2, a PID
+  // namespace, a kernel version), in one line, for the guide to choosing a reaper.
+  std::string requires_what;
+  // The shortest grace period the reaper's own timers keep: a case gives it at least this (a
+  // supervisor that counts its stop timeout in whole seconds cannot finish in 300 ms).
+  std::chrono::milliseconds min_grace{0};
 };
+
+// The first of `needs` that is missing here, as a reason ("supervisord is not installed (Debian
+// package supervisor)"); empty when all are there.
+std::string missing_need(const std::vector<Need>& needs);
 
 // The built-ins, then the presets, in the order reports show them.
 const std::vector<ReaperChoice>& reaper_catalog();
@@ -41,8 +62,8 @@ std::string valid_reaper_ids();
 // The presets (presets.cpp): `exec:` and `supervise:` commands with an id and what they need.
 std::vector<ReaperChoice> presets();
 ReaperChoice exec_choice(std::string id, std::string command, ReaperChoice::Origin origin,
-                         std::string needs = {});
+                         std::vector<Need> needs = {});
 ReaperChoice supervise_choice(std::string id, std::string command, ReaperChoice::Origin origin,
-                              std::string needs = {});
+                              std::vector<Need> needs = {});
 
 }  // namespace reapcheck

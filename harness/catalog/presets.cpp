@@ -1,32 +1,238 @@
-// Presets: well-known external reapers, each run as its users run it, one line each. Each needs
-// an expectations file, scenarios/expectations/<id>.toml, like a built-in strategy.
+// Presets: well-known external reapers, each run as its users run it, one entry each. Each needs
+// an expectations file, scenarios/expectations/<id>.toml, like a built-in strategy. Their helper
+// scripts are in fixtures/reapers/, their npm packages (pinned by lock files) in fixtures/node/.
+#include <string>
+#include <vector>
+
 #include "harness/catalog/catalog.h"
 #include "harness/support/paths.h"
 
 namespace reapcheck {
+namespace {
+
+// One preset: how it is run, what it does in a line (the technique before the command), what it
+// needs of the machine, what must be installed, and the grace period its own timers keep.
+struct Preset {
+  std::string id;
+  bool supervises;      // supervise: the agent runs under `command`; else exec: at kill time
+  std::string command;  // {pid} {pgid} {sid} {worktree} {grace_s} filled in for exec:
+  std::string does;
+  std::string requires_what;
+  std::vector<Need> needs;
+  int min_grace_ms = 0;
+};
+
+Need debian(std::string program, std::string package) {
+  return {std::move(program), "Debian package " + std::move(package)};
+}
+
+Need npm_package(const std::string& name) {
+  return {(fixtures_dir() / "node" / name / "node_modules").string(),
+          "npm ci in fixtures/node/" + name + "; scripts/setup.sh runs it"};
+}
+
+std::string helper(const std::string& name) {
+  return (fixtures_dir() / "reapers" / name).string();
+}
+
+std::string node_script(const std::string& package, const std::string& script) {
+  return "node " + (fixtures_dir() / "node" / package / script).string();
+}
+
+ReaperChoice choice(const Preset& p) {
+  ReaperChoice c = p.supervises
+                       ? supervise_choice(p.id, p.command, ReaperChoice::Origin::preset, p.needs)
+                       : exec_choice(p.id, p.command, ReaperChoice::Origin::preset, p.needs);
+  c.technique = p.does + " — " + c.technique;
+  c.requires_what = p.requires_what;
+  c.min_grace = std::chrono::milliseconds(p.min_grace_ms);
+  return c;
+}
+
+const Need kNode = debian("node", "nodejs");
+const Need kPython = debian("python3", "python3");
+const Need kPsutil = {"/usr/lib/python3/dist-packages/psutil", "Debian package python3-psutil"};
+constexpr const char* kNothing = "nothing but the program";
+constexpr const char* kUserNs =
+    "a PID namespace: root, or unprivileged user namespaces (setuid bwrap otherwise)";
+
+// Inits and sandboxes: the agent runs under them, a signal to them is forwarded or ends a
+// namespace.
+std::vector<Preset> inits() {
+  return {
+      {"tini",
+       true,
+       "tini -s --",
+       "tini without -g: signals forwarded to the direct child only",
+       kNothing,
+       {debian("tini", "tini")}},
+      {"tini-group",
+       true,
+       "tini -s -g --",
+       "tini -g: signals forwarded to the child's group",
+       kNothing,
+       {debian("tini", "tini")}},
+      {"dumb-init",
+       true,
+       "dumb-init --",
+       "dumb-init (setsid mode): signals forwarded to the child's group, SIGTERM to it again on "
+       "the child's exit",
+       kNothing,
+       {debian("dumb-init", "dumb-init")}},
+      {"dumb-init-child",
+       true,
+       "dumb-init -c --",
+       "dumb-init -c (single child): signals forwarded to the direct child only",
+       kNothing,
+       {debian("dumb-init", "dumb-init")}},
+      {"catatonit",
+       true,
+       "catatonit --",
+       "catatonit: signals forwarded to the direct child only",
+       kNothing,
+       {debian("catatonit", "catatonit")}},
+      {"catatonit-group",
+       true,
+       "catatonit -g --",
+       "catatonit -g: signals forwarded to the child's process group",
+       kNothing,
+       {debian("catatonit", "catatonit")}},
+      {"bwrap",
+       true,
+       "bwrap --die-with-parent --unshare-pid --dev-bind / / --",
+       "bubblewrap: the agent in a PID namespace under bwrap's own init, killed with its parent",
+       kUserNs,
+       {debian("bwrap", "bubblewrap")}},
+      {"bwrap-as-pid-1",
+       true,
+       "bwrap --die-with-parent --unshare-pid --as-pid-1 --dev-bind / / --",
+       "bubblewrap --as-pid-1: the agent itself is its PID namespace's init, killed with its "
+       "parent",
+       kUserNs,
+       {debian("bwrap", "bubblewrap")}},
+      {"unshare-kill-child",
+       true,
+       "unshare --fork --pid --kill-child --",
+       "util-linux unshare: the agent as init of a PID namespace, SIGKILLed when unshare dies",
+       "root (CAP_SYS_ADMIN) for a PID namespace",
+       {debian("unshare", "util-linux")}},
+  };
+}
+
+// Process managers and libraries an orchestrator runs its agent with, stopping it through them.
+std::vector<Preset> managers() {
+  return {
+      {"timeout-k",
+       true,
+       "sh " + helper("timeout-k.sh"),
+       "coreutils timeout -k: SIGTERM to the child and its group, SIGKILL to both after the kill "
+       "delay",
+       kNothing,
+       {debian("timeout", "coreutils")}},
+      {"supervisord",
+       true,
+       "sh " + helper("supervisord.sh"),
+       "supervisord, stopasgroup and killasgroup: SIGTERM to the program's group, stopwaitsecs, "
+       "SIGKILL to the group",
+       "supervisord installed; its stopwaitsecs counts whole seconds",
+       {debian("supervisord", "supervisor")},
+       2500},
+      {"s6",
+       true,
+       "sh " + helper("s6-supervise.sh"),
+       "s6-supervise: SIGTERM and SIGCONT to the service process, SIGKILL after timeout-kill",
+       kNothing,
+       {debian("s6-supervise", "s6")}},
+      {"npm-run",
+       true,
+       "sh " + helper("npm-run.sh"),
+       "npm run: a signal npm receives forwarded to its child, the script",
+       "node and npm",
+       {debian("npm", "npm")}},
+      {"execa",
+       true,
+       node_script("execa", "supervise.mjs"),
+       "execa 9: subprocess.kill() with forceKillAfterDelay, to the direct child only",
+       "node 18.19 or later",
+       {kNode, npm_package("execa")}},
+      {"concurrently",
+       true,
+       node_script("concurrently", "supervise.js"),
+       "concurrently 9: the signal it receives passed to each command's tree with tree-kill",
+       "node 18 and procps's ps",
+       {kNode, npm_package("concurrently")}},
+      {"python-killpg",
+       true,
+       "python3 " + helper("popen_killpg.py"),
+       "Popen(start_new_session=True), os.killpg SIGTERM, wait(timeout), os.killpg SIGKILL",
+       kNothing,
+       {kPython}},
+      {"direct-child",
+       true,
+       "node " + helper("direct-child.js"),
+       "baseline: the direct child only, SIGTERM then SIGKILL after the grace (child.kill(), "
+       "Go's Process.Kill, node --watch)",
+       kNothing,
+       {kNode}},
+  };
+}
+
+// Kill commands an orchestrator runs at kill time with the agent's ids.
+std::vector<Preset> commands() {
+  const std::string tree_kill = node_script("tree-kill", "kill.js");
+  return {
+      {"tree-kill",
+       false,
+       tree_kill + " {pid} SIGTERM; sleep {grace_s}; " + tree_kill +
+           " {pid} SIGKILL 2>/dev/null || true",
+       "tree-kill: ps --ppid walk from the pid, SIGTERM, grace, the same with SIGKILL",
+       "node and procps's ps",
+       {kNode, npm_package("tree-kill")}},
+      {"terminate",
+       false,
+       node_script("terminate", "kill.js") + " {pid}",
+       "terminate: ps-tree (ps -A) lists the tree under the pid, SIGKILL to each, polled until "
+       "gone",
+       "node and a ps that takes -A -o",
+       {kNode, npm_package("terminate")}},
+      {"psutil",
+       false,
+       "python3 " + helper("psutil_tree.py") + " {pid} {grace_s}",
+       "psutil's recipe: children(recursive=True), terminate(), wait_procs(), kill() the rest",
+       "python3 with psutil; reads /proc",
+       {kPython, kPsutil}},
+      {"kill-group",
+       false,
+       "/bin/kill -TERM -- -{pgid}; sleep {grace_s}; /bin/kill -KILL -- -{pgid} 2>/dev/null || "
+       "true",
+       "kill -- -PGID: SIGTERM to the agent's group, grace, SIGKILL to it",
+       kNothing,
+       {}},
+      {"session-kill",
+       false,
+       "sh " + helper("session-kill.sh") + " {sid} {grace_s}",
+       "the equivalent of `pkill -s SID`, then `pkill -KILL -s SID` after the grace: every "
+       "process of the agent's session, read from /proc, by pid",
+       kNothing,
+       {}},
+      {"env-mark",
+       false,
+       "sh " + helper("env-mark.sh") + " {worktree} {grace_s}",
+       "baseline: SIGTERM to every process whose environment carries the agent's mark, grace, "
+       "SIGKILL (Jenkins' BUILD_ID)",
+       "a readable /proc/<pid>/environ (the same user, or root)",
+       {}},
+  };
+}
+
+}  // namespace
 
 std::vector<ReaperChoice> presets() {
-  using enum ReaperChoice::Origin;
-  // tree-kill as node tools use it: SIGTERM to the tree under the agent, then SIGKILL after the
-  // grace period to whatever tree-kill still finds.
-  const std::string tree_kill =
-      "node " + (fixtures_dir() / "node" / "tree-kill" / "kill.js").string();
-  return {
-      supervise_choice("tini", "tini -s --", preset, "tini"),
-      supervise_choice("tini-group", "tini -s -g --", preset, "tini"),
-      supervise_choice("dumb-init", "dumb-init --", preset, "dumb-init"),
-      supervise_choice("catatonit", "catatonit --", preset, "catatonit"),
-      supervise_choice("bwrap", "bwrap --die-with-parent --unshare-pid --dev-bind / / --", preset,
-                       "bwrap"),
-      exec_choice("tree-kill",
-                  tree_kill + " {pid} SIGTERM; sleep {grace_s}; " + tree_kill +
-                      " {pid} SIGKILL 2>/dev/null || true",
-                  preset, "node"),
-      exec_choice("kill-group",
-                  "/bin/kill -TERM -- -{pgid}; sleep {grace_s}; /bin/kill -KILL -- -{pgid} "
-                  "2>/dev/null || true",
-                  preset),
-  };
+  std::vector<ReaperChoice> out;
+  for (const auto& group : {inits(), managers(), commands()}) {
+    for (const Preset& p : group) out.push_back(choice(p));
+  }
+  return out;
 }
 
 }  // namespace reapcheck

@@ -7,6 +7,7 @@
 
 #include "harness/catalog/catalog.h"
 #include "harness/cli/commands.h"
+#include "harness/engine/applicability.h"
 #include "harness/model/text.h"
 
 namespace reapcheck {
@@ -37,11 +38,14 @@ nlohmann::json list_json(const ScenarioSet& set, const CLI::App& app) {
   j["reapers"] = nlohmann::json::array();
   j["presets"] = nlohmann::json::array();
   for (const auto& r : reaper_catalog()) {
-    if (r.origin == ReaperChoice::Origin::builtin) {
-      j["reapers"].push_back({{"id", r.id}, {"technique", r.technique}});
-    } else {
-      j["presets"].push_back({{"id", r.id}, {"technique", r.technique}, {"needs", r.needs}});
-    }
+    nlohmann::json needs = nlohmann::json::array();
+    for (const Need& n : r.needs) needs.push_back(n.what);
+    nlohmann::json entry = {{"id", r.id},
+                            {"technique", r.technique},
+                            {"needs", needs},
+                            {"requires", r.requires_what},
+                            {"min_grace_ms", r.min_grace.count()}};
+    j[r.origin == ReaperChoice::Origin::builtin ? "reapers" : "presets"].push_back(entry);
   }
   j["scenarios"] = nlohmann::json::array();
   for (const auto& s : set.scenarios) {
@@ -51,7 +55,11 @@ nlohmann::json list_json(const ScenarioSet& set, const CLI::App& app) {
       if (const Expectation e = set.expectations.expected(s.id, r.id); is_weakness(e.verdict)) {
         known[r.id] = {{"verdict", to_string(e.verdict)}, {"reason", e.reason}};
       }
-      if (const std::string* why = set.expectations.skip_reason(s.id, r.id)) skip[r.id] = *why;
+      if (const std::string* why = set.expectations.skip_reason(s.id, r.id)) {
+        skip[r.id] = *why;
+      } else if (std::string never = inapplicable(s, r); !never.empty()) {
+        skip[r.id] = never;  // the scenario asks what this kind of reaper cannot do
+      }
     }
     j["scenarios"].push_back({{"id", s.id},
                               {"description", s.description},

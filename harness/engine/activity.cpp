@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "reaper/os/cgroup_fs.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
 #include "reaper/os/read_file.h"
@@ -174,7 +175,8 @@ bool dying(pid_t pid) {
   return false;
 }
 
-Activity activity(pid_t pid, int pidfd, const Census& census) {
+Activity activity(pid_t pid, int pidfd, const Census& census,
+                  const std::function<bool(pid_t)>& held) {
   if (reaper::pidfd_exited(pidfd)) {
     // Dead. Its pid is free once reaped; a parent that reaps (PID 1, the reaper host, anything
     // that catches SIGCHLD) is about to.
@@ -182,17 +184,19 @@ Activity activity(pid_t pid, int pidfd, const Census& census) {
     const auto self = reaper::ProcTable::read_one(pid, reaper::Detail::stat);
     if (!self) return Activity::settled;
     const Status parent = read_status(self->ppid);
-    const bool reaps = self->ppid == 1 ||
-                       census.who(self->ppid).value_or(Party{}).kind == Party::Kind::harness ||
-                       (parent.caught & (1ULL << (SIGCHLD - 1))) != 0;
+    const bool reaps =
+        self->ppid == 1 || census.who(self->ppid).value_or(Party{}).kind == Party::Kind::harness ||
+        ((parent.caught & (1ULL << (SIGCHLD - 1))) != 0 && !(held && held(self->ppid)));
     return reaps && !parent.gone ? Activity::busy : Activity::settled;
   }
   if (dying(pid)) return Activity::dying;
   const Status s = read_status(pid);
+  // A stopped process (job control or SIGSTOP), or one in a frozen cgroup, runs nothing — its
+  // handlers for what is pending included — until it is continued or thawed: it has settled.
+  if (s.state == 'T' || s.state == 't' || reaper::cgroup_frozen(pid)) return Activity::settled;
   // A signal still pending and not blocked has a handler yet to run (which may exit); a
   // running process may be in one now.
   if ((s.pending & ~s.blocked) != 0 || s.state == 'R' || s.state == 'D') return Activity::busy;
-  if (s.state == 'T' || s.state == 't') return Activity::settled;
   switch (process_wait(pid)) {
     case Wait::forever:
       return Activity::settled;

@@ -6,6 +6,8 @@
 
 #include <sys/types.h>
 
+#include <functional>
+
 #include "harness/engine/census.h"
 
 namespace reapcheck {
@@ -18,8 +20,11 @@ enum class Activity {
   busy,     // running, a handler still to run, or dead with a parent about to reap it
 };
 
-// `pidfd` holds the process `pid`; `census` tells the reaper host (which reaps) apart.
-Activity activity(pid_t pid, int pidfd, const Census& census);
+// `pidfd` holds the process `pid`; `census` tells the reaper host (which reaps) apart. `held`,
+// when given, says whether a process is itself held (its own signal call not yet answered by the
+// signal ledger): a dead process whose parent is held is not about to be reaped.
+Activity activity(pid_t pid, int pidfd, const Census& census,
+                  const std::function<bool(pid_t)>& held = {});
 
 // The process is on its way out: a fatal signal is pending (the kernel turns a fatal signal into
 // SIGKILL on every thread as it is sent), or one of its threads is exiting. Read from

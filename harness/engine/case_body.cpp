@@ -15,12 +15,16 @@
 #include "harness/engine/activity.h"
 #include "harness/engine/audit.h"
 #include "harness/engine/bystanders.h"
+#include "harness/engine/case_environment.h"
+#include "harness/engine/cgroup_state.h"
 #include "harness/engine/fixture.h"
+#include "harness/engine/inside_reaper.h"
 #include "harness/engine/ports.h"
 #include "harness/engine/race.h"
 #include "harness/engine/readiness.h"
 #include "harness/engine/readiness_channel.h"
 #include "harness/engine/reaper_host.h"
+#include "harness/engine/restart_check.h"
 #include "harness/engine/signal_ledger.h"
 #include "harness/model/text.h"
 #include "harness/sandbox/init_reaping.h"
@@ -85,7 +89,8 @@ class CaseBody {
         log_(scratch_ / "fixture.log"),
         transient_(as_set(scenario.transient_roles())),
         reaped_transient_(as_set(scenario.reaped_transient_roles())),
-        stopped_(as_set(scenario.stopped_roles())) {}
+        stopped_(as_set(scenario.stopped_roles())),
+        frozen_(as_set(scenario.frozen_roles())) {}
 
   CaseResult run() {
     CaseResult r;
@@ -104,7 +109,9 @@ class CaseBody {
   void execute(CaseResult& r) {
     Phases phases(r);
     init::start_reaping();  // PID 1 reaps orphans at once, as a real init would
+    if (scenario_.uses_cgroups()) enter_case_cgroup(options_.cgroup_parent);
     std::filesystem::create_directories(worktree_);
+    path_ = case_path(scenario_.setup.path, scratch_);
     log_fd_ =
         reaper::UniqueFd(::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
     setup_deadline_ = Clock::now() + options_.ready;
@@ -115,8 +122,7 @@ class CaseBody {
     ReadinessChannel ready((scratch_ / "ready.sock").string());
     phases.mark("bystanders");
     const auto tree_start = Clock::now();
-    ReaperHost host(HostPlan{&reaper_, agent_spec(ready), sibling_spec(bystanders), options_.grace,
-                             reaper::ReaperConfig{options_.cgroup_parent}, options_.ledger});
+    ReaperHost host(host_plan(ready, bystanders));
     census.set_reaper_host(host.pid());
     ready.close_writer();  // the agent's tree holds the only write ends now: EOF means it died
     std::optional<SignalLedger> ledger = start_ledger(host, census, r);
@@ -139,14 +145,16 @@ class CaseBody {
     watch_members(members, deaths);
     require_intact(members);
     const auto kill_start = Clock::now();
-    host.request_kill();
     ReaperHost::Reply killed =
-        await_kill(host, race, bystanders, deaths, ledger ? &*ledger : nullptr, kill_start,
-                   kill_start + options_.grace + options_.reaper_deadline);
+        request_kill(host, race, bystanders, deaths, ledger ? &*ledger : nullptr, kill_start);
     const auto returned = Clock::now();
     r.kill_ms = ms_since(kill_start);
     phases.mark("kill");
-    const std::vector<std::pair<ProcessRecord, int>> late = late_members(members);
+    std::vector<std::pair<ProcessRecord, int>> late;
+    if (reported_done()) {
+      late = late_members(members);
+      r.rebind_failures = rebind_ports(ports_, returned + options_.settle);
+    }
     std::vector<reaper::UniqueFd> left_running;
     r.reaper_left_running = reaper_processes(census, host.pid(), left_running);
     r.reaper_steps = killed.steps;
@@ -185,6 +193,56 @@ class CaseBody {
     r.missing_evidence.push_back("the signal ledger (" + std::get<std::string>(listener) +
                                  "): signals are seen only by the bystanders they reach");
     return std::nullopt;
+  }
+
+  HostPlan host_plan(const ReadinessChannel& ready, const Bystanders& bystanders) {
+    HostPlan plan{&reaper_,
+                  agent_spec(ready),
+                  std::nullopt,
+                  options_.grace,
+                  reaper::ReaperConfig{options_.cgroup_parent},
+                  options_.ledger,
+                  path_};
+    // A sibling spawned by the same orchestrator would die with it by design: it is no
+    // bystander when the orchestrator itself is killed.
+    if (reported_done()) plan.sibling = sibling_spec(bystanders);
+    return plan;
+  }
+
+  // Whether anything reports the kill done: not when the orchestrator is SIGKILLed instead.
+  bool reported_done() const {
+    return scenario_.setup.request != CaseSetup::Request::orchestrator_killed;
+  }
+
+  // The kill, requested as the scenario says: from the reaper (the usual way), by SIGKILLing
+  // the orchestrator, or by the agent's own kill command.
+  ReaperHost::Reply request_kill(ReaperHost& host, std::optional<Race>& race,
+                                 Bystanders& bystanders, DeathWatch& deaths, SignalLedger* ledger,
+                                 Clock::time_point start) {
+    const auto deadline = start + options_.grace + options_.reaper_deadline;
+    switch (scenario_.setup.request) {
+      case CaseSetup::Request::orchestrator_killed:
+        return kill_orchestrator(host, deaths, deadline);
+      case CaseSetup::Request::from_agent:
+        return inside_.run(deaths, deadline);
+      case CaseSetup::Request::reaper:
+        break;
+    }
+    host.request_kill();
+    return await_kill(host, race, bystanders, deaths, ledger, start, deadline);
+  }
+
+  // An app force-quit: the orchestrator, which holds the reaper, is SIGKILLed, and nothing of
+  // the reaper's runs but what outlives it (a supervisor, a keeper, a parent-death signal).
+  static ReaperHost::Reply kill_orchestrator(const ReaperHost& host, DeathWatch& deaths,
+                                             Clock::time_point deadline) {
+    reaper::pidfd_signal(host.pidfd(), SIGKILL);
+    deaths.wait(deadline, host.pidfd());
+    ReaperHost::Reply reply;
+    reply.status = ReaperHost::Reply::Status::ok;
+    reply.steps = {"SIGKILL to the orchestrator, the reaper host (pid " +
+                   std::to_string(host.pid()) + "), which the reaper cannot answer"};
+    return reply;
   }
 
   // The process a supervising reaper spawned is its own: the supervisor the agent runs under.
@@ -230,6 +288,18 @@ class CaseBody {
     return out;
   }
 
+  // The reaper host's own children but the agent (or the supervisor it runs under): a reaper's
+  // helpers, such as the keeper holding the sibling's cgroup. They are the reaper's, not the
+  // tree's, and may run until the case ends.
+  static std::vector<pid_t> reaper_helpers(pid_t host, pid_t agent) {
+    std::vector<pid_t> out;
+    const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+    for (const auto& p : table.all()) {
+      if (p.ppid == host && p.pid != agent) out.push_back(p.pid);
+    }
+    return out;
+  }
+
   // A bystander's own record says only what it could see; the ledger says who sent it.
   static void name_senders(std::vector<BystanderHit>& hits,
                            const std::vector<SignalRecord>& signals) {
@@ -262,14 +332,15 @@ class CaseBody {
 
   reaper::AgentSpec agent_spec(const ReadinessChannel& ready) {
     reaper::AgentSpec spec;
-    spec.argv = prepare_fixture(scenario_, worktree_);
+    spec.argv = prepare_fixture(scenario_, worktree_, inside_kill_command());
     spec.cwd = worktree_.string();
-    spec.env = {"PATH=/usr/local/bin:/usr/bin:/bin",
-                "LC_ALL=C",
-                "REAPCHECK_READY_FD=" + std::to_string(ready.writer()),
+    spec.blocked_signals = signal_numbers(scenario_.setup.blocked);
+    spec.env = {"PATH=" + path_, "LC_ALL=C", "REAPCHECK_READY_FD=" + std::to_string(ready.writer()),
                 "REAPCHECK_READY_SOCKET=" + ready.socket_path(),
                 "REAPCHECK_FIXTURE_LOG=" + log_.string(),
                 "REAPCHECK_WORKTREE=" + worktree_.string(),
+                // A supervisor with a grace period of its own keeps within the case's.
+                "REAPCHECK_GRACE_MS=" + std::to_string(options_.grace.count()),
                 "REAPCHECK_C_MEMBER=" + helper_path("reapcheck-c-member")};
     spec.inherit_fds = {ready.writer()};
     spec.output_fd = log_fd_.get();
@@ -287,6 +358,22 @@ class CaseBody {
       spec.env.emplace_back("npm_config_fund=false");
     }
     return spec;
+  }
+
+  // For a kill from inside the tree, the reaper's command with what the agent cannot know filled
+  // in; the agent fills in its own ids.
+  std::string inside_kill_command() const {
+    if (scenario_.setup.request != CaseSetup::Request::from_agent) return {};
+    std::string command = reaper_.command;
+    for (const auto& [from, to] :
+         {std::pair<std::string, std::string>{"{worktree}", worktree_.string()},
+          {"{grace_s}", std::to_string(static_cast<double>(options_.grace.count()) / 1000.0)}}) {
+      for (size_t at = command.find(from); at != std::string::npos;
+           at = command.find(from, at + to.size())) {
+        command.replace(at, from.size(), to);
+      }
+    }
+    return command;
   }
 
   // Every case runs a sibling agent beside the agent, spawned the same way by the same parent,
@@ -315,14 +402,17 @@ class CaseBody {
     if (spawned.status != ReaperHost::Reply::Status::ok) {
       setup_failed("the reaper could not spawn the agent: " + spawned.error + log_tail());
     }
-    for (const auto& role : sibling_roles()) bystanders.adopt(role, setup_deadline_);
+    if (reported_done()) {
+      for (const auto& role : sibling_roles()) bystanders.adopt(role, setup_deadline_);
+    }
     return spawned.agent;
   }
 
   std::vector<Member> collect_members(ReadinessChannel& ready, Census& census) {
     std::vector<Member> members;
     const int expected = scenario_.member_count();
-    while (static_cast<int>(members.size()) < expected) {
+    const bool inside = scenario_.setup.request == CaseSetup::Request::from_agent;
+    while (static_cast<int>(members.size()) < expected || (inside && !inside_.adopted())) {
       auto got = ready.next(setup_deadline_);
       if (got.status != LineReader::Status::line) {
         setup_failed(fmt::format(
@@ -346,6 +436,10 @@ class CaseBody {
         setup_failed(
             fmt::format("member {} (pid {}) exited before the kill{}", a->role, ours, log_tail()));
       }
+      if (a->role == InsideReaper::kRole && fd) {
+        inside_.adopt(ours, std::move(*fd), census);  // the reaper's own, not a member
+        continue;
+      }
       // A transient member may be gone already, as it should be; it is no member of the tree the
       // reaper must kill.
       if (fd && !is_transient(a->role)) census.add_member(ours, a->role, fd->get());
@@ -360,16 +454,42 @@ class CaseBody {
   void await_final_states(std::vector<Member>& members) {
     for (Member& m : members) {
       if (is_transient(m.role)) {
-        if (m.pidfd &&
-            !reaper::pidfd_wait_exit(m.pidfd.get(), reaper::time_left(setup_deadline_))) {
-          setup_failed("transient member " + m.role + " did not exit before the kill");
-        }
-        if (reaped_transient_.count(m.role) != 0) await_reaped(m);
+        await_gone(m);
       } else if (stopped_.count(m.role) != 0) {
         await_stopped(m);
+      } else if (frozen_.count(m.role) != 0 && !await_frozen(m.pid, setup_deadline_)) {
+        setup_failed("member " + m.role + " did not freeze its cgroup before the kill");
       }
     }
     std::erase_if(members, [&](const Member& m) { return is_transient(m.role); });
+  }
+
+  // A transient member exits, and is reaped where its parent reaps: a zombie left for a moment
+  // would show in a reaper's snapshot in some runs and not in others.
+  void await_gone(const Member& m) const {
+    if (!m.pidfd) return;
+    // A transient agent waits for its word, so that its children are up when it goes.
+    if (m.role == scenario_.tree.role) reaper::pidfd_signal(m.pidfd.get(), SIGUSR1);
+    if (!reaper::pidfd_wait_exit(m.pidfd.get(), reaper::time_left(setup_deadline_))) {
+      setup_failed("transient member " + m.role + " did not exit before the kill");
+    }
+    const bool declared = reaped_transient_.count(m.role) != 0;  // the scenario says it is reaped
+    reaper::Backoff backoff;
+    while (reaper::pidfd_target(::getpid(), m.pidfd.get()).value_or(-1) != -1) {
+      const auto self = reaper::ProcTable::read_one(m.pid, reaper::Detail::stat);
+      if (!self || (!declared && !reaps(self->ppid))) return;  // a zombie on purpose, or gone
+      if (Clock::now() > setup_deadline_) {
+        setup_failed("transient member " + m.role + " was not reaped by its parent before the kill");
+      }
+      backoff.wait(setup_deadline_);  // no event announces that another process reaped its child
+    }
+  }
+
+  // `pid` reaps its children: PID 1 does, and so does a process that catches SIGCHLD.
+  static bool reaps(pid_t pid) {
+    if (pid == 1) return true;
+    const std::string caught = reaper::status_field(pid, "SigCgt");
+    return !caught.empty() && ((std::stoull(caught, nullptr, 16) >> (SIGCHLD - 1)) & 1) != 0;
   }
 
   // The tree the reaper is asked to kill is the one announced: a member that is already gone
@@ -406,22 +526,6 @@ class CaseBody {
         fmt::join(gone, "; ")));
   }
 
-  // A transient member's parent reaps it on its own time; until it has, the member is a zombie
-  // that a reaper's snapshot may or may not list, and the verdict would hang on the scheduler.
-  // So the kill waits for the pid to be free. No event announces a reap by another process:
-  // look at /proc, backing off between looks.
-  void await_reaped(const Member& m) const {
-    reaper::Backoff backoff;
-    for (;;) {
-      auto p = reaper::ProcTable::read_one(m.pid, reaper::Detail::stat);
-      if (!p || p->state != 'Z') return;
-      if (Clock::now() > setup_deadline_) {
-        setup_failed("transient member " + m.role +
-                     " was not reaped by its parent before the kill");
-      }
-      backoff.wait(setup_deadline_, -1);
-    }
-  }
 
   // No event announces a stop of a process that is not our child: look at /proc, backing off
   // between looks (an exit ends the wait at once).
@@ -460,6 +564,7 @@ class CaseBody {
                      options_.on_host ? &sessions : nullptr,
                      {}};
     scope.outside.insert({1, host.pid(), ::getpid()});
+    for (pid_t helper : reaper_helpers(host.pid(), agent)) scope.outside.insert(helper);
     for (const auto& fd : left_running) scope.reaper_left_running.push_back(fd.get());
     AuditResult audited = audit(members, deaths, census, scope);
     r.survivors = std::move(audited.survivors);
@@ -511,6 +616,9 @@ class CaseBody {
   const std::set<std::string> transient_;         // roles that exit before the kill
   const std::set<std::string> reaped_transient_;  // those of them their parent reaps
   const std::set<std::string> stopped_;           // roles that stop themselves before the kill
+  const std::set<std::string> frozen_;            // roles that freeze their cgroup before the kill
+  std::string path_;                              // the PATH of the reaper and the tree ([case] path)
+  InsideReaper inside_;  // the agent's own kill command, for a from-agent case
   reaper::UniqueFd log_fd_;
   Clock::time_point setup_deadline_;
   std::vector<std::pair<int, std::string>> ports_;  // port → the role that listens on it

@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/catalog/catalog.h"
+#include "harness/engine/applicability.h"
 #include "harness/engine/case.h"
 #include "harness/engine/case_body.h"
+#include "harness/engine/case_environment.h"
 #include "harness/engine/race.h"
 #include "harness/model/judge.h"
 #include "harness/model/result_json.h"
@@ -90,18 +92,38 @@ CaseResult attempt(const Scenario& scenario, const ReaperChoice& reaper,
   }
 }
 
+// Why this machine cannot run the case, or empty.
+std::string unsupported_here(const Scenario& scenario, const ReaperChoice& reaper,
+                             const CaseOptions& options) {
+  if (std::string missing = missing_need(reaper.needs); !missing.empty()) return missing;
+  if (scenario.uses_cgroups() && options.cgroup_parent.empty()) {
+    return "its members move into cgroups of their own, and this machine has no writable cgroup "
+           "v2 hierarchy to hold them";
+  }
+  return missing_environment(scenario.setup);
+}
+
 // What stops the case before it starts, if anything.
 std::optional<CaseResult> precondition(const CaseJob& job,
-                                       const std::optional<ReaperChoice>& reaper) {
+                                       const std::optional<ReaperChoice>& reaper,
+                                       const CaseOptions& options) {
   if (!reaper) {
     return blocked(Blocker::Kind::setup_failed, "unknown reaper '" + job.reaper + "'");
   }
   if (!job.declared_skip.empty()) return blocked(Blocker::Kind::declared_skip, job.declared_skip);
-  if (!reaper->needs.empty() && find_in_path(reaper->needs).empty()) {
-    return blocked(Blocker::Kind::unsupported,
-                   reaper->needs + " is not installed (Debian package " + reaper->needs + ")");
+  if (std::string why = inapplicable(*job.scenario, *reaper); !why.empty()) {
+    return blocked(Blocker::Kind::unsupported, why);
+  }
+  if (std::string why = unsupported_here(*job.scenario, *reaper, options); !why.empty()) {
+    return blocked(Blocker::Kind::unsupported, why);
   }
   return std::nullopt;
+}
+
+// The case's options with at least the grace period the reaper's own timers keep.
+CaseOptions with_reapers_grace(CaseOptions options, const ReaperChoice& reaper) {
+  options.grace = std::max(options.grace, reaper.min_grace);
+  return options;
 }
 
 }  // namespace
@@ -139,11 +161,12 @@ CaseResult run_case(const CaseJob& job, const CaseOptions& options) {
   std::call_once(reclaimed, reclaim_leftovers);
   const std::optional<ReaperChoice> reaper = resolve_reaper(job.reaper);
   CaseResult observed;
-  if (auto stop = precondition(job, reaper)) {
+  if (auto stop = precondition(job, reaper, options)) {
     observed = std::move(*stop);
   } else {
-    observed = retry_unopened_race([&] { return attempt(*job.scenario, *reaper, options); },
-                                   kRaceAttempts);
+    const CaseOptions ours = with_reapers_grace(options, *reaper);
+    observed =
+        retry_unopened_race([&] { return attempt(*job.scenario, *reaper, ours); }, kRaceAttempts);
   }
   CaseResult r = complete_case(job, std::move(observed));
   r.case_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
@@ -154,6 +177,10 @@ std::string host_run_refusal(const Scenario& scenario, std::string_view reaper_i
   if (scenario.race() != nullptr) {
     return "scenario '" + scenario.id +
            "' places decoys on recycled pids, which only the sandbox may do";
+  }
+  if (scenario.uses_cgroups()) {
+    return "scenario '" + scenario.id +
+           "' moves members into cgroups, which only the sandbox may do";
   }
   const auto reaper = resolve_reaper(reaper_id);
   if (reaper && reaper->origin == ReaperChoice::Origin::command) {

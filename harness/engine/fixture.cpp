@@ -24,8 +24,12 @@ nlohmann::json tree_spec(const TreeNode& node) {
                          {"on_pty", node.on_pty}}) {
     if (on) j[key] = true;
   }
+  if (node.stop_self) j["stop_signal"] = node.stop_signal;
   if (!node.rename.empty()) j["rename"] = node.rename;
   if (!node.threads.empty()) j["threads"] = node.threads;
+  if (node.clear_env) j["clear_env"] = true;
+  if (!node.cgroup.empty()) j["cgroup"] = node.cgroup;
+  if (node.freeze) j["freeze"] = true;
   if (node.vfork_hold) j["vfork_hold"] = true;
   for (auto [key, on] :
        {std::pair{"detached", node.detached}, {"unref", node.unref}, {"fork", node.fork}}) {
@@ -63,11 +67,14 @@ std::string program_of(const Scenario& s) {
 
 // Writes `tree`'s spec under `worktree` and returns the argv that builds it with `fixture`.
 std::vector<std::string> tree_command(const TreeNode& tree, Fixture fixture,
-                                      const std::filesystem::path& worktree) {
+                                      const std::filesystem::path& worktree,
+                                      const std::string& inside_kill = {}) {
   std::filesystem::create_directories(worktree / ".reapcheck");
   const auto spec_path = worktree / ".reapcheck" / "spec.json";
+  nlohmann::json spec = tree_spec(tree);
+  if (!inside_kill.empty()) spec["inside_kill"] = inside_kill;
   std::ofstream out(spec_path);
-  out << tree_spec(tree).dump() << '\n';  // compact: 5,000 members stay a small file
+  out << spec.dump() << '\n';  // compact: 5,000 members stay a small file
   out.close();
   if (!out) reaper::throw_sys("write " + spec_path.string());
   if (fixture == Fixture::node) {
@@ -80,12 +87,13 @@ std::vector<std::string> tree_command(const TreeNode& tree, Fixture fixture,
 }  // namespace
 
 std::vector<std::string> prepare_fixture(const Scenario& scenario,
-                                         const std::filesystem::path& worktree) {
+                                         const std::filesystem::path& worktree,
+                                         const std::string& inside_kill) {
   if (scenario.agent) {
     copy_package(fixtures_dir() / "node" / scenario.agent->package, worktree);
     return scenario.agent->command;
   }
-  return tree_command(scenario.tree, scenario.fixture, worktree);
+  return tree_command(scenario.tree, scenario.fixture, worktree, inside_kill);
 }
 
 const std::vector<std::string>& sibling_roles() {

@@ -16,9 +16,11 @@ nlohmann::json tree_spec(const TreeNode& node);
 
 // Writes the spec under `worktree` and returns the agent's argv. The spec's path is in every
 // forked member's argv, so — as with agents started on a worktree path — `pgrep -f <worktree>`
-// finds the members that did not exec another program.
+// finds the members that did not exec another program. `inside_kill`, when set, is the kill
+// command the agent runs on its own tree when asked (a from-agent case).
 std::vector<std::string> prepare_fixture(const Scenario& scenario,
-                                         const std::filesystem::path& worktree);
+                                         const std::filesystem::path& worktree,
+                                         const std::string& inside_kill = {});
 
 // The sibling agent every case runs beside the agent, which the reaper must leave alone: the
 // same fixture and interpreter as the scenario's (node for a command agent), its agent with a

@@ -47,6 +47,11 @@ void reap_agents_on_exit(const reaper::Agent& agent, const std::optional<reaper:
   reap_agents(0);  // one may have exited already
 }
 
+// The environment the reaper runs in, as the case sets it: a machine without ps, say.
+void apply_environment(const HostPlan& plan) {
+  if (!plan.path.empty()) ::setenv("PATH", plan.path.c_str(), 1);
+}
+
 // The host's own CPU time, and that of the children it has waited for (a reaper's ps or
 // pgrep, an exec: command, an agent it reaped), in ms.
 struct CpuTime {
@@ -63,6 +68,7 @@ CpuTime cpu_time() {
 
 [[noreturn]] void host_main(const HostPlan& plan, int command_fd, int reply_fd, int handover) {
   init::reset_in_child();
+  apply_environment(plan);
   try {
     if (plan.ledger) send_listener(handover, install_signal_filter());
     ::close(handover);

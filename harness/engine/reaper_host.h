@@ -26,6 +26,7 @@ struct HostPlan {
   reaper::ReaperConfig config;
   // Install the signal filter (signal_filter.h) before anything else, and hand its listener over.
   bool ledger = true;
+  std::string path;  // the PATH the host (the reaper) runs with; empty: the harness's own
 };
 
 class ReaperHost {

@@ -58,6 +58,14 @@ pid_t in_our_namespace(pid_t sender, pid_t id, const char* field) {
   return 0;  // nothing there by that id
 }
 
+// Everything `reached` holds is `sender`'s own exited child, not yet reaped: ids it keeps taken.
+bool pinned_by(pid_t sender, const std::vector<Party>& reached) {
+  return !reached.empty() && std::all_of(reached.begin(), reached.end(), [&](const Party& p) {
+    const auto self = reaper::ProcTable::read_one(p.pid, reaper::Detail::stat);
+    return !p.alive && self && self->ppid == sender;
+  });
+}
+
 // The process a thread id belongs to.
 pid_t thread_group_of(pid_t tid) {
   const std::string tgid = reaper::status_field(tid, "Tgid");
@@ -220,6 +228,15 @@ void SignalLedger::answer(const seccomp_notif& call, bool unsettled) {
   ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response);
 }
 
+// A process of the reaper's side whose own call is held here reaps nothing until it is answered
+// (timeout(1) reaps its child from its main loop, not from a handler): waiting for it to reap
+// would wait for ourselves. The reaper host reaps from its SIGCHLD handler, which runs while it
+// waits, and is never held in this sense.
+bool SignalLedger::held(pid_t pid) const {
+  return std::any_of(deferred_.begin(), deferred_.end(),
+                     [&](const Deferred& d) { return static_cast<pid_t>(d.call.pid) == pid; });
+}
+
 bool SignalLedger::add_candidate(pid_t pid) {
   auto fd = reaper::pidfd_open(pid);
   const auto p = reaper::ProcTable::read_one(pid, reaper::Detail::stat);
@@ -251,7 +268,8 @@ bool SignalLedger::settle_step() {
     std::vector<pid_t> dependants;
     for (Candidate& c : candidates_) {
       // A timer is not waited for: what it will do, a reaper racing it may meet or miss.
-      const Activity a = activity(c.pid, c.pidfd.get(), census_);
+      const Activity a =
+          activity(c.pid, c.pidfd.get(), census_, [this](pid_t pid) { return held(pid); });
       if (a != Activity::settled && a != Activity::timed) {
         still.push_back(std::move(c));
       } else if (reaper::pidfd_exited(c.pidfd.get())) {
@@ -265,6 +283,10 @@ bool SignalLedger::settle_step() {
   return candidates_.empty();
 }
 
+// Whether a pid the reaper names by number is still held depends on how fast the processes it
+// already killed die and are reaped. Letting every death under way finish before the call is
+// resolved takes the scheduler out of the answer: the call meets the world that the slowest
+// reaper would meet, every run.
 SignalRecord SignalLedger::resolve(const seccomp_notif& call) const {
   SignalRecord r;
   const pid_t sender = static_cast<pid_t>(call.pid);
@@ -337,6 +359,7 @@ SignalRecord SignalLedger::resolve(const seccomp_notif& call) const {
     default:
       r.call = fmt::format("syscall {}", call.data.nr);
   }
+  r.pinned = pinned_by(sender, r.reached);
   r.signal = sig == 0 ? "0" : reaper::signal_name(sig);
   r.result = sig < 0 || sig > SIGRTMAX ? "invalid signal"
              : r.reached.empty()       ? "no such process"

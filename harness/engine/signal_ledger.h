@@ -75,6 +75,8 @@ class SignalLedger {
   bool settle_step();
   // The race is armed and its triggers have exited, but it has not been staged yet.
   bool race_pending();
+  // Whether `pid`'s own signal call is held here: it reaps nothing until it is answered.
+  bool held(pid_t pid) const;
   bool add_candidate(pid_t pid);
 
   reaper::UniqueFd listener_;

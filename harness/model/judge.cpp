@@ -76,15 +76,32 @@ std::string stray_reason(const std::vector<std::string>& strays) {
       strays.size(), fmt::join(strays, "; "));
 }
 
+std::string describe(const RebindFailure& f) {
+  return fmt::format("port {} ({}) could not be bound again: {}{}", f.port, f.role, f.error,
+                     f.holder != 0 ? fmt::format(", still held by pid {}", f.holder) : "");
+}
+
 std::string late_reason(const Observations& seen) {
-  std::vector<std::string> who;
-  for (const auto& l : seen.late) {
-    who.push_back(l.died_after_ms >= 0
-                      ? fmt::format("{} died {:.0f} ms after", describe(l.process), l.died_after_ms)
-                      : describe(l.process));
+  std::vector<std::string> parts;
+  if (!seen.late.empty()) {
+    std::vector<std::string> who;
+    for (const auto& l : seen.late) {
+      who.push_back(l.died_after_ms >= 0 ? fmt::format("{} died {:.0f} ms after",
+                                                       describe(l.process), l.died_after_ms)
+                                         : describe(l.process));
+    }
+    parts.push_back(
+        fmt::format("{} member(s) alive and not dying when the reaper reported done: {}",
+                    seen.late.size(), fmt::join(who, "; ")));
   }
-  std::string s = fmt::format("{} member(s) alive and not dying when the reaper reported done: {}",
-                              seen.late.size(), fmt::join(who, "; "));
+  if (!seen.rebind_failures.empty()) {
+    std::vector<std::string> ports;
+    for (const auto& f : seen.rebind_failures) ports.push_back(describe(f));
+    parts.push_back(fmt::format(
+        "right after the reaper returned, a restarting dev server could not bind its port: {}",
+        fmt::join(ports, "; ")));
+  }
+  std::string s = fmt::format("{}", fmt::join(parts, "; "));
   if (!seen.reaper_left_running.empty()) {
     std::vector<std::string> left;
     for (const auto& p : seen.reaper_left_running) left.push_back(describe(p));
@@ -140,7 +157,9 @@ Judgement judge(const Observations& seen) {
       !strays.empty()) {
     return {Verdict::stray_signal, stray_reason(strays)};
   }
-  if (!seen.late.empty()) return {Verdict::late, late_reason(seen)};
+  if (!seen.late.empty() || !seen.rebind_failures.empty()) {
+    return {Verdict::late, late_reason(seen)};
+  }
   if (seen.race && !seen.race->opened) return {Verdict::skipped, unopened_race_reason(*seen.race)};
   return {Verdict::pass,
           with_gaps(fmt::format("all {} members dead {} ms after the kill request",

@@ -17,9 +17,10 @@ struct Judgement {
 // Otherwise the worst verdict the evidence supports wins (see Verdict's order): a signal from the
 // reaper's side that reached a process outside the tree (the ledger) or a bystander that saw one;
 // a reaper that timed out or failed; survivors or open ports; a signal to a pid or group where
-// nothing was; a member alive and not dying when the reaper returned. A race whose window never
-// opened proves nothing, so an otherwise clean case is skipped; else pass. Members' own signals
-// never count against the reaper.
+// nothing was; a member alive and not dying when the reaper returned, or a port of the tree that
+// could not be bound again then (the restart check: EADDRINUSE for a restarting server). A race
+// whose window never opened proves nothing, so an otherwise clean case is skipped; else pass.
+// Members' own signals never count against the reaper.
 Judgement judge(const Observations& seen);
 
 }  // namespace reapcheck

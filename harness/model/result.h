@@ -48,6 +48,16 @@ struct OpenPort {
   std::string role;
 };
 
+// The restart check: a port of the tree that could not be bound again right after the reaper
+// returned, as a dev server restarted at that moment binds it — once what was already dying had
+// finished dying.
+struct RebindFailure {
+  int port = 0;
+  std::string role;   // the role that listened there
+  std::string error;  // what bind() said: "EADDRINUSE"
+  pid_t holder = 0;   // the process still listening there, 0 when not found
+};
+
 // A PID-reuse race: whether the decoy took the recycled id while the reaper was still at work.
 struct RaceRecord {
   BystanderKind kind = BystanderKind::recycled_pid;  // recycled_pid or recycled_pgid
@@ -86,7 +96,11 @@ struct SignalRecord {
   std::vector<std::string> sender_argv;
   std::string call;    // kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal
   std::string target;  // as written: "pid 7", "group 5", "its own group", "every process", "pidfd"
-  bool by_pidfd = false;       // addressed through a pidfd: it cannot reach a recycled pid
+  bool by_pidfd = false;  // addressed through a pidfd: it cannot reach a recycled pid
+  // Everything it reached was the sender's own child, exited and not yet reaped: the id stays
+  // taken until the sender reaps it, so no recycled id could be reached (timeout(1) sends its
+  // child SIGCONT after the SIGTERM that ended it).
+  bool pinned = false;
   std::vector<Party> reached;  // what the target held at that instant; empty: nothing at all
   std::string signal;          // "SIGKILL"; "0" for the existence probe, which delivers nothing
   // What the call does, from the target as resolved while the sender waited: "sent", "no such
@@ -142,6 +156,7 @@ struct Observations {
   // Evidence this case could not collect, and why (no seccomp here, say); empty when complete.
   std::vector<std::string> missing_evidence;
   std::vector<LateMember> late;  // members alive and not dying when the reaper returned
+  std::vector<RebindFailure> rebind_failures;  // ports still bound when the reaper returned
   // The reaper's own processes still running when it returned (a detached helper, say).
   std::vector<ProcessRecord> reaper_left_running;
   std::optional<RaceRecord> race;

@@ -53,6 +53,17 @@ void from_json(const nlohmann::json& j, OpenPort& p) {
   j.at("role").get_to(p.role);
 }
 
+void to_json(nlohmann::json& j, const RebindFailure& f) {
+  j = {{"port", f.port}, {"role", f.role}, {"error", f.error}, {"holder", f.holder}};
+}
+
+void from_json(const nlohmann::json& j, RebindFailure& f) {
+  j.at("port").get_to(f.port);
+  j.at("role").get_to(f.role);
+  j.at("error").get_to(f.error);
+  f.holder = j.value("holder", 0);
+}
+
 void to_json(nlohmann::json& j, const RaceRecord& r) {
   j = {{"kind", to_string(r.kind)}, {"target", r.target},    {"target_id", r.target_id},
        {"decoy_pid", r.decoy_pid},  {"opened", r.opened},    {"placed_ms", r.placed_ms},
@@ -129,10 +140,19 @@ void from_json(const nlohmann::json& j, Party& p) {
 }
 
 void to_json(nlohmann::json& j, const SignalRecord& r) {
-  j = {{"at_ms", r.at_ms},     {"sender", r.sender}, {"sender_argv", r.sender_argv},
-       {"call", r.call},       {"target", r.target}, {"by_pidfd", r.by_pidfd},
-       {"reached", r.reached}, {"signal", r.signal}, {"result", r.result},
-       {"counts", r.counts()}, {"stray", r.stray()}, {"hit_outside", r.hit_outside()}};
+  j = {{"at_ms", r.at_ms},
+       {"sender", r.sender},
+       {"sender_argv", r.sender_argv},
+       {"call", r.call},
+       {"target", r.target},
+       {"by_pidfd", r.by_pidfd},
+       {"pinned", r.pinned},
+       {"reached", r.reached},
+       {"signal", r.signal},
+       {"result", r.result},
+       {"counts", r.counts()},
+       {"stray", r.stray()},
+       {"hit_outside", r.hit_outside()}};
 }
 
 void from_json(const nlohmann::json& j, SignalRecord& r) {
@@ -142,6 +162,7 @@ void from_json(const nlohmann::json& j, SignalRecord& r) {
   j.at("call").get_to(r.call);
   j.at("target").get_to(r.target);
   r.by_pidfd = j.value("by_pidfd", false);
+  r.pinned = j.value("pinned", false);
   j.at("reached").get_to(r.reached);
   j.at("signal").get_to(r.signal);
   r.result = j.value("result", "");
@@ -180,6 +201,7 @@ void to_json(nlohmann::json& j, const CaseResult& c) {
        {"signals", c.signals},
        {"missing_evidence", c.missing_evidence},
        {"late", c.late},
+       {"rebind_failures", c.rebind_failures},
        {"reaper_left_running", c.reaper_left_running},
        {"race", c.race ? nlohmann::json(*c.race) : nlohmann::json(nullptr)},
        {"settle_ms", c.settle_ms},
@@ -221,6 +243,7 @@ void from_json(const nlohmann::json& j, CaseResult& c) {
   c.signals = j.value("signals", std::vector<SignalRecord>{});
   c.missing_evidence = j.value("missing_evidence", std::vector<std::string>{});
   c.late = j.value("late", std::vector<LateMember>{});
+  c.rebind_failures = j.value("rebind_failures", std::vector<RebindFailure>{});
   c.reaper_left_running = j.value("reaper_left_running", std::vector<ProcessRecord>{});
   if (j.contains("race") && !j["race"].is_null()) c.race = j["race"].get<RaceRecord>();
   c.settle_ms = j.value("settle_ms", 0);

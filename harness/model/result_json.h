@@ -14,6 +14,8 @@ void to_json(nlohmann::json& j, const BystanderHit& b);
 void from_json(const nlohmann::json& j, BystanderHit& b);
 void to_json(nlohmann::json& j, const OpenPort& p);
 void from_json(const nlohmann::json& j, OpenPort& p);
+void to_json(nlohmann::json& j, const RebindFailure& f);
+void from_json(const nlohmann::json& j, RebindFailure& f);
 void to_json(nlohmann::json& j, const RaceRecord& r);
 void from_json(const nlohmann::json& j, RaceRecord& r);
 void to_json(nlohmann::json& j, const Party& p);

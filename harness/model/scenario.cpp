@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <sstream>
 
 #include "harness/model/toml_reader.h"
 
@@ -81,11 +82,12 @@ class Reader : public TomlReader {
   // The node's own keys, checked against each other.
   TreeNode attributes(const toml::table& t, bool is_root, std::set<std::string>& roles) const {
     grow(t, "role", 1, 0);
-    only_keys(t, {"role",   "setsid",   "setpgid",   "reap",      "ignore",   "exit_on",
-                  "exec",   "hold",     "transient", "stop_self", "storm",    "via_shell",
-                  "on_pty", "rename",   "copies",    "chain",     "detached", "unref",
-                  "fork",   "children", "threads",   "vfork_hold"},
-              "a tree node");
+    only_keys(
+        t, {"role",      "setsid",    "setpgid",   "reap",      "ignore",    "exit_on",  "exec",
+            "hold",      "transient", "stop_self", "storm",     "via_shell", "on_pty",   "rename",
+            "copies",    "chain",     "detached",  "unref",     "fork",      "children", "threads",
+            "clear_env", "cgroup",    "freeze",    "vfork_hold"},
+        "a tree node");
     TreeNode n;
     n.role = string_at(t, "role", true);
     if (!is_role(n.role)) {
@@ -100,7 +102,7 @@ class Reader : public TomlReader {
     n.exec = strings_at(t, "exec");
     n.hold = bool_at(t, "hold", false);
     n.transient = bool_at(t, "transient", false);
-    n.stop_self = bool_at(t, "stop_self", false);
+    stop_self(t, n);
     n.storm = bool_at(t, "storm", false);
     n.via_shell = bool_at(t, "via_shell", false);
     n.on_pty = bool_at(t, "on_pty", false);
@@ -109,7 +111,58 @@ class Reader : public TomlReader {
     n.fork = bool_at(t, "fork", false);
     n.rename = string_at(t, "rename", false);
     n.threads = string_at(t, "threads", false);
+    n.clear_env = bool_at(t, "clear_env", false);
     n.vfork_hold = bool_at(t, "vfork_hold", false);
+    cgroup(t, n);
+    check_threads(t, n, is_root);
+    check_root(t, n, is_root);
+    if (!n.exec.empty() && t.contains("children")) {
+      fail(t.get("exec")->source(), "a node that execs cannot have children");
+    }
+    if (n.clear_env && !n.exec.empty()) {
+      fail(t.get("clear_env")->source(),
+           "'clear_env' re-execs the member itself: it cannot also exec another program");
+    }
+    return n;
+  }
+
+  // `stop_self = true` stops with SIGSTOP; a signal name picks the stop signal.
+  void stop_self(const toml::table& t, TreeNode& n) const {
+    const toml::node* v = t.get("stop_self");
+    if (v == nullptr || !v->is_string()) {
+      n.stop_self = bool_at(t, "stop_self", false);
+      return;
+    }
+    static const std::set<std::string, std::less<>> kStops = {"STOP", "TSTP", "TTIN", "TTOU"};
+    n.stop_signal = std::string(*v->as_string());
+    if (kStops.count(n.stop_signal) == 0) {
+      fail(v->source(), fmt::format("'stop_self' is true or a stop signal (one of: {})",
+                                    fmt::join(kStops, " ")));
+    }
+    n.stop_self = true;
+  }
+
+  // `cgroup = "a/b"`: names below the member's own cgroup; `freeze` freezes the last of them.
+  void cgroup(const toml::table& t, TreeNode& n) const {
+    n.cgroup = string_at(t, "cgroup", false);
+    n.freeze = bool_at(t, "freeze", false);
+    std::istringstream parts(n.cgroup);
+    for (std::string part; std::getline(parts, part, '/');) {
+      if (part.empty() || part == "." || part == ".." ||
+          part.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
+        fail(t.get("cgroup")->source(),
+             "'cgroup' is a path of names (lower-case letters, digits, '-') separated by '/'");
+      }
+    }
+    if (n.freeze &&
+        (n.cgroup.empty() || n.stop_self || n.transient || n.hold || t.contains("children"))) {
+      fail(t.get("freeze")->source(),
+           "'freeze' freezes the member's own 'cgroup' (which it needs, and no child of its may "
+           "share), and is neither stop_self, transient nor hold");
+    }
+  }
+
+  void check_threads(const toml::table& t, const TreeNode& n, bool is_root) const {
     if (n.vfork_hold && (!n.threads.empty() || t.contains("children"))) {
       fail(t.get("vfork_hold")->source(), "a 'vfork_hold' member has no children and no 'threads'");
     }
@@ -119,13 +172,19 @@ class Reader : public TomlReader {
     if ((!n.threads.empty() || n.vfork_hold) &&
         (is_root || !n.exec.empty() || n.setsid || n.setpgid || n.hold || n.transient ||
          n.stop_self || n.storm || n.via_shell || n.on_pty || !n.rename.empty() ||
-         !n.ignore.empty() || !n.exit_on.empty())) {
+         !n.ignore.empty() || !n.exit_on.empty() || n.clear_env || !n.cgroup.empty())) {
       fail(t.get(n.vfork_hold ? "vfork_hold" : "threads")->source(),
            "a 'threads' or 'vfork_hold' member is a C helper: it takes only role, that key and "
            "children");
     }
-    for (const char* key : {"transient", "stop_self", "via_shell", "on_pty"}) {
-      if (is_root && bool_at(t, key, false)) {
+  }
+
+  // What the agent, the tree's root, cannot be. It may be transient: an agent that exited
+  // before the kill, its children still running.
+  void check_root(const toml::table& t, const TreeNode& n, bool is_root) const {
+    for (auto [key, on] :
+         {std::pair{"stop_self", n.stop_self}, {"via_shell", n.via_shell}, {"on_pty", n.on_pty}}) {
+      if (is_root && on) {
         fail(t.get(key)->source(), fmt::format("the agent (the tree's root) cannot be '{}'", key));
       }
     }
@@ -137,10 +196,6 @@ class Reader : public TomlReader {
            "the agent (the tree's root) cannot exec: nobody would "
            "announce it");
     }
-    if (!n.exec.empty() && t.contains("children")) {
-      fail(t.get("exec")->source(), "a node that execs cannot have children");
-    }
-    return n;
   }
 
   void claim_role(const toml::table& t, std::set<std::string>& roles,
@@ -288,7 +343,8 @@ class Reader : public TomlReader {
   // The node tree builder knows spawn's options, not perl's system calls.
   void node_only(const TreeNode& n) const {
     if (n.setsid || n.setpgid || n.transient || n.stop_self || n.storm || n.via_shell || n.on_pty ||
-        n.hold || !n.rename.empty() || !n.exec.empty() || !n.threads.empty() || n.vfork_hold) {
+        n.hold || !n.rename.empty() || !n.exec.empty() || !n.threads.empty() || n.clear_env ||
+        !n.cgroup.empty() || n.vfork_hold) {
       throw InputError(
           fmt::format("{}: member '{}': the node fixture supports role, detached, "
                       "unref, fork, ignore, exit_on and children",
@@ -308,7 +364,7 @@ class Reader : public TomlReader {
   }
 
   Scenario scenario(const toml::table& root) const {
-    only_keys(root, {"description", "tags", "tree", "agent", "fixture", "bystanders"},
+    only_keys(root, {"description", "tags", "tree", "agent", "fixture", "bystanders", "case"},
               "the scenario");
     Scenario s;
     s.file = file();
@@ -343,8 +399,41 @@ class Reader : public TomlReader {
     return finish(s, root);
   }
 
-  // What follows the agent's description: the bystanders.
+  // [case]: how the kill is requested, and the environment the reaper and the tree run in.
+  CaseSetup case_setup(const toml::table& root, const Scenario& s) const {
+    CaseSetup c;
+    const toml::node* node = root.get("case");
+    if (node == nullptr) return c;
+    if (!node->is_table()) fail(node->source(), "'case' must be a table ([case])");
+    const toml::table& t = *node->as_table();
+    only_keys(t, {"request", "blocked", "path"}, "[case]");
+    const std::string request = string_at(t, "request", false);
+    if (request == "orchestrator-killed") {
+      c.request = CaseSetup::Request::orchestrator_killed;
+    } else if (request == "from-agent") {
+      c.request = CaseSetup::Request::from_agent;
+      if (s.agent || s.fixture != Fixture::perl) {
+        fail(t.get("request")->source(),
+             "'from-agent' needs a perl [tree]: its agent runs the kill command");
+      }
+    } else if (!request.empty() && request != "reaper") {
+      fail(t.get("request")->source(), "'request' is reaper, orchestrator-killed or from-agent");
+    }
+    c.blocked = signals_at(t, "blocked");
+    const std::string path = string_at(t, "path", false);
+    if (path == "without-ps") {
+      c.path = CaseSetup::Path::without_ps;
+    } else if (path == "busybox-ps") {
+      c.path = CaseSetup::Path::busybox_ps;
+    } else if (!path.empty() && path != "standard") {
+      fail(t.get("path")->source(), "'path' is standard, without-ps or busybox-ps");
+    }
+    return c;
+  }
+
+  // What follows the agent's description: how the case runs, and the bystanders.
   Scenario finish(Scenario& s, const toml::table& root) const {
+    s.setup = case_setup(root, s);
     for (const toml::table* entry : tables_at(root, "bystanders")) {
       s.bystanders.push_back(bystander(*entry, s.tree));
       if (s.bystanders.back().is_race() &&
@@ -352,6 +441,9 @@ class Reader : public TomlReader {
                         [](const BystanderSpec& x) { return x.is_race(); }) > 1) {
         fail(entry->source(), "a scenario holds one race: one recycled-pid or recycled-pgid decoy");
       }
+    }
+    if (s.race() != nullptr && s.setup.request != CaseSetup::Request::reaper) {
+      fail(root.source(), "a race is staged while the reaper works: it needs request = \"reaper\"");
     }
     if (!s.held_roles().empty() && s.race() == nullptr) {
       fail(root.source(),
@@ -429,6 +521,44 @@ std::vector<std::string> Scenario::stopped_roles() const {
   collect_roles(
       tree, nullptr, [](const TreeNode& n, const TreeNode*) { return n.stop_self; }, out);
   return out;
+}
+
+std::vector<std::string> Scenario::frozen_roles() const {
+  std::vector<std::string> out;
+  collect_roles(
+      tree, nullptr, [](const TreeNode& n, const TreeNode*) { return n.freeze; }, out);
+  return out;
+}
+
+bool Scenario::uses_cgroups() const {
+  std::vector<std::string> out;
+  collect_roles(
+      tree, nullptr, [](const TreeNode& n, const TreeNode*) { return !n.cgroup.empty(); }, out);
+  return !out.empty();
+}
+
+std::string_view to_string(CaseSetup::Request request) {
+  switch (request) {
+    case CaseSetup::Request::orchestrator_killed:
+      return "orchestrator-killed";
+    case CaseSetup::Request::from_agent:
+      return "from-agent";
+    case CaseSetup::Request::reaper:
+      break;
+  }
+  return "reaper";
+}
+
+std::string_view to_string(CaseSetup::Path path) {
+  switch (path) {
+    case CaseSetup::Path::without_ps:
+      return "without-ps";
+    case CaseSetup::Path::busybox_ps:
+      return "busybox-ps";
+    case CaseSetup::Path::standard:
+      break;
+  }
+  return "standard";
 }
 
 std::optional<BystanderKind> parse_bystander_kind(std::string_view name) {

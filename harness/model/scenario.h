@@ -24,7 +24,10 @@ struct TreeNode {
   // for the whole tree busy until the decoy is in place, so the race window opens every time.
   bool hold = false;
   bool transient = false;  // announces itself, then exits before the kill (a double fork's middle)
-  bool stop_self = false;  // announces itself, then stops with SIGSTOP
+  bool stop_self = false;  // announces itself, then stops itself with `stop_signal`
+  // SIGSTOP, or a job-control stop (TSTP as Ctrl-Z sends it, TTIN and TTOU as a background job
+  // touching its terminal gets it), which the kernel honours only outside an orphaned group.
+  std::string stop_signal = "STOP";
   bool storm = false;      // answers SIGTERM by forking replacements (bounded) and exiting
   bool via_shell = false;  // started as sh -c 'exec perl ...', as pnpm runs scripts
   bool on_pty = false;     // runs on a PTY that `script` owns, hung up when `script` dies
@@ -33,6 +36,13 @@ struct TreeNode {
   std::string threads;
   bool vfork_hold = false;  // waits in vfork() for a child that never execs: SIGSTOP cannot stop it
   std::string rename;       // rewrites its argv and comm to this
+  // Re-execs itself with an empty environment (env -i), as sandboxes and some launchers do: an
+  // environment variable that marks the tree is gone from it and from what it starts.
+  bool clear_env = false;
+  // Moves itself into this cgroup v2 below its own ("web", or nested: "web/db"), created on the
+  // way, before it starts its children; with `freeze`, it freezes that cgroup once announced.
+  std::string cgroup;
+  bool freeze = false;
   // The node fixture's child_process options: spawn with detached: true (a session of its own),
   // unref() the child, or start it with fork() (an IPC channel) instead of spawn.
   bool detached = false;
@@ -76,6 +86,23 @@ struct CommandAgent {
   std::vector<std::pair<std::string, std::string>> escapes;
 };
 
+// How a case is driven, beyond the tree it builds: [case] in the scenario file.
+struct CaseSetup {
+  enum class Request {
+    reaper,               // the reaper is asked to kill the agent (the default)
+    orchestrator_killed,  // the orchestrator (the reaper host) is SIGKILLed: an app force-quit
+    from_agent,           // the agent runs the reaper's kill command on its own tree (tree-kill#45)
+  } request = Request::reaper;
+  // Signals blocked in the mask the agent's launcher hands down, as a parent that blocked them
+  // does to everything it starts: the agent (or its supervisor) starts with them blocked.
+  std::vector<std::string> blocked;
+  // The PATH the reaper and the tree run with: a machine without procps, or with busybox's ps.
+  enum class Path { standard, without_ps, busybox_ps } path = Path::standard;
+};
+
+std::string_view to_string(CaseSetup::Request request);
+std::string_view to_string(CaseSetup::Path path);
+
 // The tree builder that runs a [tree]: fixtures/perl/tree.pl or fixtures/node/tree.js.
 enum class Fixture { perl, node };
 
@@ -90,6 +117,7 @@ struct Scenario {
   std::optional<CommandAgent> agent;  // [agent]: a real program instead of a fixture tree
   Fixture fixture = Fixture::perl;    // which tree builder runs `tree`
   std::vector<BystanderSpec> bystanders;
+  CaseSetup setup;  // [case]
 
   int member_count() const;  // every announced process, transient ones included
   bool has_bystander(BystanderKind kind) const;
@@ -100,6 +128,8 @@ struct Scenario {
   // by the time the kill is requested.
   std::vector<std::string> reaped_transient_roles() const;
   std::vector<std::string> stopped_roles() const;
+  std::vector<std::string> frozen_roles() const;
+  bool uses_cgroups() const;  // a member moves into a cgroup of its own
 };
 
 Scenario load_scenario(const std::filesystem::path& file);

@@ -17,7 +17,8 @@ enum class Verdict {
   reaper_error,    // the reaper failed: threw, crashed, or could not start
   leak,            // a member outlived the reaper and the settle deadline, or a port still answers
   stray_signal,    // a signal went to a pid or group where nothing was: the latent pid-reuse race
-  late,            // a member was alive, and not dying, when the reaper reported done
+  late,            // a member was alive, and not dying, when the reaper reported done, or a port
+                   // of the tree could not be bound again then (the restart check)
   pass,            // every member dead, no bystander signalled
   setup_error,     // the harness could not build the case (fixture failed, sandbox refused)
   skipped,         // the case cannot run here or does not apply; the reason says why

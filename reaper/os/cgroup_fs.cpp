@@ -9,12 +9,16 @@
 #include <sstream>
 
 #include "reaper/os/deadline.h"
+#include "reaper/os/read_file.h"
 #include "reaper/os/sys_error.h"
 #include "reaper/os/unique_fd.h"
 
 namespace reaper {
 
-std::string cgroup_home() {
+namespace {
+
+// The cgroup2 mount point, from this process's mountinfo; empty when there is none.
+std::string cgroup2_mount() {
   std::ifstream mounts("/proc/self/mountinfo");
   std::string line, mount_point;
   while (std::getline(mounts, line)) {
@@ -25,16 +29,40 @@ std::string cgroup_home() {
     for (int i = 0; i < 5 && in >> field; ++i) mount_point = field;
     break;
   }
-  if (mount_point.empty()) return {};
-  std::ifstream self("/proc/self/cgroup");
-  while (std::getline(self, line)) {
+  return mount_point;
+}
+
+// The cgroup `proc_cgroup` (a /proc/<pid>/cgroup file) names on `mount`; `mount` itself when it
+// names none.
+std::string cgroup_in(const std::string& mount, const std::string& proc_cgroup) {
+  std::istringstream lines(proc_cgroup);
+  for (std::string line; std::getline(lines, line);) {
     if (line.rfind("0::", 0) == 0) {
-      std::string path = mount_point + line.substr(3);
+      std::string path = mount + line.substr(3);
       while (path.size() > 1 && path.back() == '/') path.pop_back();
       return path;
     }
   }
-  return mount_point;
+  return mount;
+}
+
+}  // namespace
+
+std::string cgroup_home() {
+  const std::string mount = cgroup2_mount();
+  return mount.empty() ? mount : cgroup_in(mount, read_file("/proc/self/cgroup"));
+}
+
+std::string cgroup_of(pid_t pid) {
+  const std::string mount = cgroup2_mount();
+  const std::string mine = read_file("/proc/" + std::to_string(pid) + "/cgroup");
+  return mount.empty() || mine.empty() ? std::string() : cgroup_in(mount, mine);
+}
+
+bool cgroup_frozen(pid_t pid) {
+  const std::string group = cgroup_of(pid);
+  return !group.empty() &&
+         read_file(group + "/cgroup.events").find("frozen 1") != std::string::npos;
 }
 
 namespace {

@@ -91,7 +91,8 @@ class Cmdline final : public Reaper {
 ReaperInfo cmdline_strategy() {
   return {
       "cmdline", "pgrep -f <worktree>, SIGKILL, verify they are gone (the second seed)",
-      [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<Cmdline>(); }};
+      [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<Cmdline>(); },
+      "procps's pgrep on PATH"};
 }
 
 }  // namespace reaper

@@ -32,9 +32,9 @@ class PGroup final : public Reaper {
 }  // namespace
 
 ReaperInfo pgroup_strategy() {
-  return {
-      "pgroup", "killpg SIGTERM, grace, killpg SIGKILL (the seed before its fix)",
-      [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<PGroup>(); }};
+  return {"pgroup", "killpg SIGTERM, grace, killpg SIGKILL (the seed before its fix)",
+          [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<PGroup>(); },
+          "nothing beyond POSIX: any process may signal its children's group"};
 }
 
 }  // namespace reaper

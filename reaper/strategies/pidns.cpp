@@ -1,6 +1,8 @@
 // The agent as PID 1 of a PID namespace of its own: when it dies the kernel kills everything
 // in the namespace, wherever it was re-parented and whatever session it made. The grace period
-// sends SIGTERM through pidfds to every process in the namespace and waits for them to go.
+// sends SIGTERM through pidfds to every process in the namespace and waits for them to go. The
+// init dies with the process that spawned it (PR_SET_PDEATHSIG), so an orchestrator that is
+// itself SIGKILLed takes the namespace with it.
 #include <signal.h>
 #include <unistd.h>
 
@@ -91,7 +93,7 @@ void term_namespace(const Agent& agent, std::chrono::milliseconds grace, KillRep
 class PidNs final : public Reaper {
  public:
   Agent spawn(const AgentSpec& spec) override {
-    return spawn_agent(spec, {.new_pid_namespace = true});
+    return spawn_agent(spec, {.new_pid_namespace = true, .die_with_parent = true});
   }
 
   KillReport kill(Agent& agent, std::chrono::milliseconds grace) override {
@@ -111,8 +113,11 @@ class PidNs final : public Reaper {
 
 ReaperInfo pidns_strategy() {
   return {"pidns",
-          "the agent as PID 1 of its own PID namespace: SIGTERM, grace, SIGKILL to the init",
-          [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<PidNs>(); }};
+          "the agent as PID 1 of its own PID namespace, dying with its spawner: SIGTERM, grace, "
+          "SIGKILL to the init",
+          [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<PidNs>(); },
+          "CAP_SYS_ADMIN for a PID namespace (root, or inside a user namespace) and Linux 5.3 for "
+          "pidfds"};
 }
 
 }  // namespace reaper

@@ -29,7 +29,8 @@ class ProcPidfd final : public Reaper {
 ReaperInfo proc_pidfd_strategy() {
   return {
       "proc-pidfd", "/proc walk, pidfd per member, SIGSTOP to a fixpoint, SIGKILL via pidfd",
-      [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<ProcPidfd>(); }};
+      [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<ProcPidfd>(); },
+      "a readable /proc and Linux 5.3 for pidfds"};
 }
 
 }  // namespace reaper

@@ -23,7 +23,7 @@ constexpr std::chrono::milliseconds kPollInterval{100};
 // swallows a failing `ps`: the list is then silently empty.
 std::vector<pid_t> ps_descendants(pid_t root) {
   ChildMap children;
-  if (FILE* ps = ::popen("ps -ax -o pid,ppid", "r")) {
+  if (FILE* ps = ::popen("ps -ax -o pid,ppid 2>/dev/null", "r")) {
     char line[256];
     while (std::fgets(line, sizeof line, ps) != nullptr) {
       std::istringstream in(line);
@@ -76,9 +76,10 @@ class PsWalk final : public Reaper {
 }  // namespace
 
 ReaperInfo ps_walk_strategy() {
-  return {
-      "ps-walk", "ps -ax snapshot, killpg + per-pid SIGTERM, grace, SIGKILL gated on kill(pid,0)",
-      [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<PsWalk>(); }};
+  return {"ps-walk",
+          "ps -ax snapshot, killpg + per-pid SIGTERM, grace, SIGKILL gated on kill(pid,0)",
+          [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<PsWalk>(); },
+          "procps's ps on PATH (a failing ps leaves it an empty list, silently)"};
 }
 
 }  // namespace reaper

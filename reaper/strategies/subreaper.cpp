@@ -104,7 +104,8 @@ ReaperInfo subreaper_strategy() {
   return {
       "subreaper",
       "proc-pidfd under a per-agent PR_SET_CHILD_SUBREAPER shim: orphans stay reachable",
-      [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<Subreaper>(); }};
+      [](const ReaperConfig&) -> std::unique_ptr<Reaper> { return std::make_unique<Subreaper>(); },
+      "Linux 5.3 for pidfds (PR_SET_CHILD_SUBREAPER needs no privilege)"};
 }
 
 }  // namespace reaper

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "reaper/os/backoff.h"
+#include "reaper/os/cgroup_fs.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
 #include "reaper/os/read_file.h"
@@ -68,8 +69,9 @@ void FrozenTree::freeze(KillReport& report) {
         // Not stopped yet — unless the member is dead and this is a stranger on its pid. Dead
         // means its pidfd says so: a leader in state Z may have threads still running.
         if (it->second.exited()) continue;
-        if (!is_stopped_or_dead(p.state) || (p.state == 'Z' && !every_thread_stopped(p.pid))) {
-          settled = false;
+        if ((!is_stopped_or_dead(p.state) && !cgroup_frozen(p.pid)) ||
+            (p.state == 'Z' && !every_thread_stopped(p.pid))) {
+          settled = false;  // a member in a frozen cgroup cannot stop, nor run: it is frozen
         }
       } else if (p.pid != root_ && is_live_parent(p.ppid)) {
         grew |= adopt(p.pid);  // a zombie is passed over there, once its pidfd says it exited

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `reapcheck bench --quick` as a user runs it: exit 0, the three files, the JSON fields the
-# issue names, a sample for every reaper and tree, a plot line per reaper. No figure is
-# asserted: timings belong in the benchmark's report, not in a test that can flake.
+# issue names, a sample for every reaper and tree (every preset at 100 members), a plot line per
+# built-in reaper. No figure is asserted: timings belong in the benchmark's report, not in a test
+# that can flake.
 set -uo pipefail
 bin=$1
 work=$(mktemp -d)
@@ -16,9 +17,11 @@ if [ "$status" -ne 0 ]; then
 fi
 ids=$("$bin/reapcheck" list --json | perl -MJSON::PP -e '
   print join " ", map { $_->{id} } @{ decode_json(do { local $/; <STDIN> })->{reapers} }')
+presets=$("$bin/reapcheck" list --json | perl -MJSON::PP -e '
+  print join " ", map { $_->{id} } @{ decode_json(do { local $/; <STDIN> })->{presets} }')
 
 perl -MJSON::PP -e '
-  my ($file, @reapers) = @ARGV;
+  my ($file, $presets, @reapers) = @ARGV;
   my $b = decode_json(do { local $/; open my $f, "<", $file or die; <$f> });
   my $s = $b->{snapshot};
   for my $k (qw(processes proc_us ps_us proc_files_us)) { die "snapshot lacks $k\n" unless $s->{$k} > 0 }
@@ -27,20 +30,29 @@ perl -MJSON::PP -e '
   my %seen;
   for my $r (@{ $b->{reap} }) {
     for my $k (qw(reaper shape members ms)) { die "reap sample lacks $k\n" unless exists $r->{$k} }
+    $seen{"$r->{reaper}/$r->{shape}/$r->{members}"} = $r;
+    # A preset may leave members behind (its figure is then "never", with its verdict).
+    next if $r->{preset};
     # Every tree must die; pgroup and ps-walk also send stray signals (see their expectations).
     die "$r->{reaper} on $r->{shape} $r->{members}: $r->{verdict}\n"
       unless $r->{ms} >= 0 && $r->{verdict} =~ /^(pass|stray-signal)$/;
-    $seen{"$r->{reaper}/$r->{shape}/$r->{members}"} = 1;
   }
   for my $reaper ("cgroup.kill", @reapers) {
     for my $tree (qw(wide/10 wide/100 wide/1000 chain/200)) {
       die "no sample for $reaper on $tree\n" unless $seen{"$reaper/$tree"};
     }
   }
+  for my $preset (split " ", $presets) {
+    my $r = $seen{"$preset/wide/100"} or die "no sample for the preset $preset on wide/100\n";
+    die "$preset is not marked a preset\n" unless $r->{preset};
+    die "$preset: no verdict\n" unless $r->{verdict} ne "";
+  }
   die "case_overhead_ms missing\n" unless $b->{case_overhead_ms} > 0;
   die "--quick must not time the matrix\n" unless exists $b->{matrix_wall_s} && !defined $b->{matrix_wall_s};
+  die "--quick must not time the --presets matrix\n"
+    unless exists $b->{presets_matrix_wall_s} && !defined $b->{presets_matrix_wall_s};
   die "targets: " . @{ $b->{targets} } . "\n" unless @{ $b->{targets} } == 6;
-' "$work/b.json" $ids || { echo "FAIL: bench.json"; exit 1; }
+' "$work/b.json" "$presets" $ids || { echo "FAIL: bench.json"; exit 1; }
 
 grep -q '^| process-table snapshot cheaper than ps at 1,000 processes | ≥ 20.0× |' "$work/out/bench.md" ||
   { echo "FAIL: bench.md lacks the targets table"; exit 1; }

@@ -39,6 +39,19 @@ mapfile -t presets < <(perl -MJSON::PP -e '
   my $l = decode_json(do { local $/; <STDIN> }); print "$_->{id}\n" for @{ $l->{presets} }' <"$work/list.json")
 [ "${#builtin[@]}" -ge 7 ] && [ "${#presets[@]}" -ge 1 ]
 check "list --json names the built-in reapers and the presets" $?
+perl -MJSON::PP -e '
+  my $l = decode_json(do { local $/; <STDIN> });
+  my %have = map { ($_->{id} => 1) } @{ $l->{scenarios} }, @{ $l->{presets} };
+  my @want = qw(supervisor-killed agent-exited-first sigterm-ignorer-in-group blocked-sigterm
+    stopped-job env-cleared-member nested-cgroups frozen-cgroup reaper-inside-tree no-ps busybox-ps
+    terminate execa concurrently npm-run psutil python-killpg timeout-k supervisord s6
+    session-kill unshare-kill-child bwrap-as-pid-1 catatonit-group dumb-init-child direct-child
+    env-mark);
+  my @missing = grep { !$have{$_} } @want;
+  die "missing: @missing\n" if @missing;
+  for my $p (@{ $l->{presets} }) { die "$p->{id} says nothing of what it needs\n" unless $p->{requires} }
+' <"$work/list.json" 2>"$work/err"
+check "list --json shows the issue's scenarios and presets, each preset with what it needs" $?
 
 # Bad input: exit 2 and a message that names what was wrong and what is valid.
 run 2 "$bin" run --reaper nope
@@ -271,6 +284,64 @@ perl -MJSON::PP -e '
   die "proc-pidfd left ports open\n" if @{ $c{"proc-pidfd"}{open_ports} };
 ' "$work/npm.json" 2>"$work/err"
 check "pgroup leaves the watcher and its port; the port's holder is the watcher" $?
+
+# The restart check: a reaper that returns at once (a negative control that leaves the kill to a
+# helper 700 ms later) leaves both ports bound; binding them again right after it returned fails
+# with EADDRINUSE, and the evidence names the holder.
+run 1 "$bin" run --scenario npm-dev-server --expect-pass \
+  --reaper "exec:sh $src/tests/controls/returns-early.sh {pid} {pgid} {grace_s}" --json "$work/rebind.json"
+check "a reaper that returns before the dev server is dead fails the run" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  my ($c) = @{ $r->{cases} };
+  my %by_role = map { ($_->{role} => $_) } @{ $c->{members} };
+  my %failed = map { ($_->{role} => $_) } @{ $c->{rebind_failures} };
+  for my $role (qw(server watcher)) {
+    my $f = $failed{$role} or die "no rebind failure for $role\n";
+    die "$role: $f->{error}\n" unless $f->{error} eq "EADDRINUSE";
+    die "$role: held by $f->{holder}, not $by_role{$role}{pid}\n" unless $f->{holder} == $by_role{$role}{pid};
+  }
+' "$work/rebind.json" 2>"$work/err"
+check "the restart check finds both ports still bound, by the server and the watcher" $?
+run 0 "$bin" run --scenario npm-dev-server --reaper cgroup --json "$work/rebind-ok.json"
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  die "rebind failures under cgroup\n" if @{ $r->{cases}[0]{rebind_failures} };
+' "$work/rebind-ok.json" 2>"$work/err"
+check "cgroup, which waits for the tree to die, leaves the ports free to bind again" $?
+
+# How the kill is requested, as the scenario's [case] says: the orchestrator SIGKILLed (only
+# what outlives it can act), the kill run by the agent on its own tree, a PATH without ps.
+run 0 "$bin" run --scenario supervisor-killed --reaper pgroup --reaper cgroup --reaper pidns \
+  --json "$work/killed.json"
+check "supervisor-killed meets its expectations" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  my %c = map { ($_->{reaper} => $_) } @{ $r->{cases} };
+  die "pgroup: $c{pgroup}{verdict}\n" unless $c{pgroup}{verdict} eq "leak";
+  my @left = map { $_->{role} } @{ $c{pgroup}{survivors} };
+  die "pgroup left @left\n" unless "@left" eq "dev-server";
+  for my $id (qw(pgroup cgroup pidns)) {
+    die "$id: @{ $c{$id}{reaper_steps} }\n"
+      unless "@{ $c{$id}{reaper_steps} }" =~ /^SIGKILL to the orchestrator/;
+    die "$id ran no sibling\n" if grep { $_->{role} =~ /^sibling/ } @{ $c{$id}{bystanders_hit} };
+  }
+' "$work/killed.json" 2>"$work/err"
+check "SIGKILLing the orchestrator: pgroup leaves the escaped dev server, cgroup and pidns nothing" $?
+run 77 "$bin" run --scenario reaper-inside-tree --reaper pgroup --skip-exit-code 77
+check "a built-in reaper cannot run inside the tree: the case is skipped" $?
+grep -q "does not apply: the kill is run from inside the tree" "$work/out"
+check "the skip says why it does not apply" $?
+run 0 "$bin" run --scenario no-ps --reaper ps-walk --reaper cmdline --json "$work/nops.json"
+check "no-ps meets its expectations" $?
+perl -MJSON::PP -e '
+  my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+  my %c = map { ($_->{reaper} => $_) } @{ $r->{cases} };
+  die "ps-walk: @{ $c{q(ps-walk)}{reaper_steps} }\n"
+    unless $c{"ps-walk"}{reaper_steps}[0] eq "ps snapshot: 0 descendants";
+  die "cmdline: $c{cmdline}{verdict}\n" unless $c{cmdline}{verdict} eq "pass";
+' "$work/nops.json" 2>"$work/err"
+check "without ps on PATH, ps-walk's snapshot is empty; cmdline (pgrep) is unaffected" $?
 
 # The manual reproduction, in the sandbox and on the host; neither leaves anything running.
 run 0 "$bin" reproduce

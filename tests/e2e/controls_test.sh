@@ -19,7 +19,9 @@ run_control() {
 
 # check NAME PERL-CONDITION: the condition, over $c (one case), must hold for every case; $c's
 # fields are those of results.json. The scenarios where a PID race runs may be skipped when its
-# window did not open, which proves nothing either way.
+# window did not open, which proves nothing either way. The scenarios whose kill is not asked of
+# the reaper by the orchestrator — the orchestrator SIGKILLed (the command never runs), the tree
+# running the command on itself (no sibling agent beside it) — test something else: not here.
 check() {
   local name=$1 rule=$2
   if ! perl -MJSON::PP -e '
@@ -28,6 +30,7 @@ check() {
     my $bad = 0;
     for my $c (@{ $r->{cases} }) {
       next if $c->{verdict} eq "skipped" && $c->{race};
+      next if $c->{scenario} =~ /^(supervisor-killed|reaper-inside-tree)$/;
       my $ok = eval $rule;
       die "rule: $@" if $@;
       next if $ok;
@@ -64,7 +67,7 @@ check returns-early "\$c->{verdict} ne 'pass' && (@{ \$c->{survivors} } ? \$c->{
 check sigterm-only "\$c->{scenario} !~ /^(sigterm-ignorer|leader-exits-first)\$/ ||
   \$c->{verdict} eq 'leak'" \
   "leak wherever a member ignores SIGTERM"
-check stale-snapshot "(\$c->{verdict} ne 'pass' || \$c->{scenario} eq 'sigterm-ignorer') &&
+check stale-snapshot "(\$c->{verdict} ne 'pass' || \$c->{scenario} =~ /^(sigterm-ignorer|blocked-sigterm)\$/) &&
   (\$c->{scenario} ne 'pid-reuse' || \$c->{verdict} eq 'bystander-hit')" \
   "never passes where a member dies of the SIGTERM (its pid is freed before the stale SIGKILL), and hits the decoy on a recycled pid"
 check group-only "\$c->{scenario} !~ /^(setsid-escape|setpgid-escape|npm-dev-server|double-fork-daemon)\$/ ||
@@ -78,7 +81,8 @@ check sigterm-only "\$c->{scenario} ne 'plain-child' || \$c->{verdict} eq 'pass'
   "(sanity) its SIGTERM does end a tree that does not ignore it"
 check kill-everything "\$c->{verdict} eq 'bystander-hit' && ($sent_outside)" \
   "bystander-hit in every scenario, with the kill(-1) in the ledger"
-check signals-caller "\$c->{verdict} eq 'bystander-hit' &&
+# It finds its caller with ps: where ps is missing, or busybox's (which has no -p), it cannot.
+check signals-caller "\$c->{scenario} =~ /^(no-ps|busybox-ps)\$/ || \$c->{verdict} eq 'bystander-hit' &&
   grep { grep { \$_->{role} eq 'reaper host' } @{ \$_->{reached} } } $sent_outside" \
   "bystander-hit in every scenario: the reaper host, its caller, was signalled"
 check freezes-and-forgets "\$c->{verdict} ne 'pass' && @{ \$c->{survivors} }" \

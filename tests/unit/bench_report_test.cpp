@@ -21,9 +21,15 @@ BenchResult sample() {
     r.reap.push_back({reaper, "wide", 1000, ms1000, ms1000, 1, "pass"});
   }
   r.reap.push_back({"pgroup", "wide", 1000, -1, 300, 1, "leak"});
+  r.reap.push_back({"tini-group", "wide", 100, 12.5, 13, 1, "pass", true});
+  r.reap.push_back({"tini-group", "wide", 1000, 140.0, 141, 1, "pass", true});
+  r.reap.push_back({"tini", "wide", 1000, -1, 301, 1, "leak", true});
   r.case_overhead_ms = 5.5;
   r.matrix_wall_s = 75;
   r.matrix_wall_no_ledger_s = 60;
+  r.matrix_jobs = 2;
+  r.presets_matrix_wall_s = 512.5;
+  r.presets_matrix_cases = 1116;
   evaluate_targets(r);
   return r;
 }
@@ -72,7 +78,10 @@ TEST(BenchJson, HoldsTheFieldsTheIssueNames) {
   for (const char* k : {"processes", "proc_us", "ps_us"}) EXPECT_TRUE(j["snapshot"].contains(k));
   EXPECT_EQ(j["snapshot"]["processes"], 1001);
   for (const char* k : {"reaper", "shape", "members", "ms"}) EXPECT_TRUE(j["reap"][0].contains(k));
-  EXPECT_TRUE(j["reap"].back()["ms"].is_null());  // the leak never reached all-dead
+  EXPECT_TRUE(j["reap"][6]["ms"].is_null());  // the leak never reached all-dead
+  EXPECT_TRUE(j["reap"].back()["preset"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["presets_matrix_wall_s"].get<double>(), 512.5);
+  EXPECT_EQ(j["presets_matrix_cases"], 1116);
   EXPECT_DOUBLE_EQ(j["case_overhead_ms"].get<double>(), 5.5);
   EXPECT_DOUBLE_EQ(j["matrix_wall_s"].get<double>(), 75);
 }
@@ -89,11 +98,27 @@ TEST(BenchMarkdown, SaysByHowMuchEachTargetIsMissed) {
   EXPECT_NE(md.find("never (leak)"), std::string::npos) << md;
 }
 
+TEST(BenchMarkdown, PresetsHaveTheirOwnTablesAndTheirMatrixIsTimed) {
+  const std::string md = bench_markdown(sample());
+  EXPECT_NE(md.find("## Presets — Reap latency: kill request until every member is dead (median "
+                    "ms)\n\n| Reaper | wide 100 | wide 1000 |\n|---|---|---|\n| tini-group | 12.5 "
+                    "| 140.0 |\n| tini |  | never (leak) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `run --presets` matrix (the built-ins and every preset) | 512.5 s for 1116 "
+                    "cases on 2 workers (0 unexpected) |"),
+            std::string::npos)
+      << md;
+  // The built-ins' table has no preset row.
+  EXPECT_EQ(md.find("| tini-group | 12.5 |"), md.rfind("| tini-group | 12.5 |"));
+}
+
 TEST(BenchPlot, OneLinePerReaperThatKilledEveryMember) {
   pugi::xml_document doc;
   ASSERT_TRUE(doc.load_string(bench_plot_svg(sample()).c_str()));
   const auto lines = doc.child("svg").children("polyline");
-  EXPECT_EQ(std::distance(lines.begin(), lines.end()), 3);  // pgroup leaked: no point to plot
+  // pgroup leaked: no point to plot; the presets are in their own table, not the plot.
+  EXPECT_EQ(std::distance(lines.begin(), lines.end()), 3);
   const std::string text = bench_plot_svg(sample());
   for (const char* reaper : {"cgroup.kill", "cgroup", "proc-pidfd"}) {
     EXPECT_NE(text.find(std::string(">") + reaper + "</text>"), std::string::npos) << reaper;

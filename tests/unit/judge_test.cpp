@@ -105,6 +105,13 @@ Observations ledger_rows(std::vector<Row>& out) {
   out.push_back({"a signal to a pid that held only a zombie", zombies, Verdict::stray_signal,
                  "(pid 5, dead)"});
 
+  Observations pinned = clean();
+  pinned.signals = {
+      call(Party::Kind::reaper, "pid 5", {{Party::Kind::member, 5, "child", false}}, "SIGCONT")};
+  pinned.signals[0].pinned = true;
+  out.push_back({"a signal to the sender's own unreaped child cannot reach a recycled pid", pinned,
+                 Verdict::pass, "all 2"});
+
   Observations by_pidfd = clean();
   by_pidfd.signals = {call(Party::Kind::reaper, "pidfd of a reaped process", {}, "SIGKILL", true)};
   out.push_back({"a pidfd cannot reach a recycled pid", by_pidfd, Verdict::pass, "all 2"});
@@ -145,6 +152,29 @@ void other_rows(std::vector<Row>& out, const Observations& leak, const Observati
   out.push_back({"a member alive when the reaper returned", late, Verdict::late,
                  "child (pid 5, pgid 5, sid 5, state S: perl tree.pl) died 700 ms after; the "
                  "reaper left running"});
+
+  Observations restart = clean();
+  restart.rebind_failures = {{41001, "server", "EADDRINUSE", 9}};
+  out.push_back({"a port still bound when the reaper returned (the restart check)", restart,
+                 Verdict::late,
+                 "a restarting dev server could not bind its port: port 41001 (server) could not "
+                 "be bound again: EADDRINUSE, still held by pid 9"});
+
+  Observations restart_and_late = late;
+  restart_and_late.rebind_failures = restart.rebind_failures;
+  out.push_back({"lateness and the restart check are told together", restart_and_late,
+                 Verdict::late, "died 700 ms after; right after the reaper returned"});
+
+  Observations restart_and_leak = clean();
+  restart_and_leak.open_ports = {{41002, 9, "watcher"}};
+  restart_and_leak.rebind_failures = restart.rebind_failures;
+  out.push_back({"a port still answering after the settle outranks the restart check",
+                 restart_and_leak, Verdict::leak, "port 41002 (watcher) still accepting"});
+
+  Observations restart_and_stray = restart;
+  restart_and_stray.signals = stray.signals;
+  out.push_back({"a stray signal outranks the restart check", restart_and_stray,
+                 Verdict::stray_signal, "group 6"});
 
   Observations leak_and_stray = leak;
   leak_and_stray.signals = stray.signals;

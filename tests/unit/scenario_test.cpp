@@ -138,7 +138,69 @@ TEST(Scenario, CopiesAndChainsExpandIntoDistinctRoles) {
                             "[[tree.children.children]]\nrole = \"y\"\n")
                 .find("without children"),
             std::string::npos);
-  EXPECT_NE(error_of(head + "transient = true\n").find("cannot be 'transient'"), std::string::npos);
+  EXPECT_NE(error_of(head + "stop_self = true\n").find("cannot be 'stop_self'"), std::string::npos);
+}
+
+TEST(Scenario, MembersThatStopClearTheirEnvironmentOrLiveInCgroups) {
+  Scenario s = parse_scenario(
+      "description = \"d\"\n[tree]\nrole = \"agent\"\ntransient = true\n"
+      "[[tree.children]]\nrole = \"job\"\nstop_self = \"TSTP\"\n"
+      "[[tree.children]]\nrole = \"plain\"\nclear_env = true\n"
+      "[[tree.children]]\nrole = \"db\"\ncgroup = \"web/db\"\nfreeze = true\n",
+      "scenarios/m.toml");
+  EXPECT_TRUE(s.tree.transient);  // an agent that exited before the kill
+  EXPECT_TRUE(s.tree.children[0].stop_self);
+  EXPECT_EQ(s.tree.children[0].stop_signal, "TSTP");
+  EXPECT_TRUE(s.tree.children[1].clear_env);
+  EXPECT_EQ(s.tree.children[2].cgroup, "web/db");
+  EXPECT_TRUE(s.uses_cgroups());
+  EXPECT_EQ(s.frozen_roles(), std::vector<std::string>{"db"});
+  EXPECT_EQ(s.stopped_roles(), std::vector<std::string>{"job"});
+
+  const std::string head = "description = \"d\"\n[tree]\nrole = \"agent\"\n[[tree.children]]\n";
+  EXPECT_EQ(error_of(head + "role = \"x\"\nstop_self = \"HUP\"\n")
+                .rfind("scenarios/x.toml:6:13: 'stop_self' is true or a stop signal", 0),
+            0u);
+  EXPECT_NE(error_of(head + "role = \"x\"\ncgroup = \"../up\"\n").find("a path of names"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "role = \"x\"\nfreeze = true\n").find("'freeze' freezes"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "role = \"x\"\nclear_env = true\nexec = [\"sleep\"]\n")
+                .find("cannot also exec"),
+            std::string::npos);
+}
+
+TEST(Scenario, CaseTableSaysHowTheKillIsRequestedAndInWhatEnvironment) {
+  const std::string tree = "description = \"d\"\n[tree]\nrole = \"agent\"\n";
+  Scenario s =
+      parse_scenario(tree +
+                         "[case]\nrequest = \"orchestrator-killed\"\nblocked = [\"TERM\"]\n"
+                         "path = \"busybox-ps\"\n",
+                     "scenarios/c.toml");
+  EXPECT_EQ(s.setup.request, CaseSetup::Request::orchestrator_killed);
+  EXPECT_EQ(s.setup.blocked, std::vector<std::string>{"TERM"});
+  EXPECT_EQ(s.setup.path, CaseSetup::Path::busybox_ps);
+  EXPECT_EQ(parse_scenario(tree, "scenarios/d.toml").setup.request, CaseSetup::Request::reaper);
+
+  EXPECT_EQ(error_of(tree + "[case]\nrequest = \"politely\"\n")
+                .rfind("scenarios/x.toml:5:11: 'request' is reaper, orchestrator-killed or "
+                       "from-agent",
+                       0),
+            0u);
+  EXPECT_NE(error_of(tree + "[case]\nblocked = [\"KILL\"]\n").find("not a signal a member can"),
+            std::string::npos);
+  EXPECT_NE(error_of(tree + "[case]\npath = \"/opt/bin\"\n").find("'path' is standard"),
+            std::string::npos);
+  EXPECT_NE(error_of(tree + "[case]\nwhen = \"now\"\n").find("unknown key 'when' in [case]"),
+            std::string::npos);
+  EXPECT_NE(error_of("description = \"d\"\n[agent]\ncommand = [\"npm\"]\npackage = \"p\"\n"
+                     "members = [\"m\"]\n[case]\nrequest = \"from-agent\"\n")
+                .find("'from-agent' needs a perl [tree]"),
+            std::string::npos);
+  EXPECT_NE(error_of(tree + "[[tree.children]]\nrole = \"v\"\n[case]\nrequest = \"from-agent\"\n"
+                            "[[bystanders]]\nkind = \"recycled-pid\"\ntarget = \"v\"\n")
+                .find("needs request = \"reaper\""),
+            std::string::npos);
 }
 
 // A scenario file is input from anyone: a tree too big or too deep for the fixtures is refused
@@ -214,6 +276,22 @@ TEST(FixtureSpec, MirrorsTheTree) {
   EXPECT_EQ(j["children"][0]["setsid"], true);
   EXPECT_EQ(j["children"][0]["children"][0]["exec"][1], "infinity");
   EXPECT_FALSE(j.contains("exec"));
+}
+
+TEST(FixtureSpec, MirrorsTheNewMemberOptions) {
+  TreeNode n;
+  n.role = "db";
+  n.stop_self = true;
+  n.stop_signal = "TTIN";
+  n.clear_env = true;
+  n.cgroup = "web/db";
+  n.freeze = true;
+  auto j = tree_spec(n);
+  EXPECT_EQ(j["stop_signal"], "TTIN");
+  EXPECT_EQ(j["clear_env"], true);
+  EXPECT_EQ(j["cgroup"], "web/db");
+  EXPECT_EQ(j["freeze"], true);
+  EXPECT_FALSE(tree_spec(TreeNode{}).contains("cgroup"));
 }
 
 TEST(FixtureSpec, AHeldMemberIgnoresTermAndExitsOnUsr1) {
