@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,10 +18,18 @@ namespace {
 constexpr int kAttempts = 8;
 constexpr size_t kSuffix = 6;  // mkdtemp's XXXXXX
 
-// The directory's lock, or nothing when another process holds it (or it has gone).
+// The directory's lock, or nothing when another process holds it (or it has gone). A reclaim
+// that locked and removed the directory between our open() and flock() lets the lock through on
+// a directory no longer there: the lock counts only if `dir` still names what was locked.
 reaper::UniqueFd try_lock(const std::filesystem::path& dir) {
   reaper::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return {};
+  struct stat locked {};
+  struct stat named {};
+  if (::fstat(fd.get(), &locked) != 0 || ::stat(dir.c_str(), &named) != 0 ||
+      locked.st_ino != named.st_ino || locked.st_dev != named.st_dev) {
+    return {};
+  }
   return fd;
 }
 
