@@ -17,7 +17,7 @@ std::string cell_label(const Cell& c) {
   if (c.as_expected()) return v == Verdict::pass ? "pass" : fmt::format("{} (known)", to_string(v));
   std::string upper(to_string(v));
   std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
-  return fmt::format("{}, expected {}", upper, to_string(c.expected));
+  return fmt::format("{}, expected {}", upper, expected_text(c.expected, c.expected_also));
 }
 
 }  // namespace reapcheck

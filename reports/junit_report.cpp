@@ -23,7 +23,7 @@ std::string case_name(const RunResult& run, const CaseResult& c) {
 
 // The failure message CI tools show as the headline: the verdict and the evidence in one line.
 std::string headline(const CaseResult& c) {
-  return fmt::format("{} (expected {}): {}", to_string(c.verdict), to_string(c.expected),
+  return fmt::format("{} (expected {}): {}", to_string(c.verdict), expected_text(c.expected, c.expected_also),
                      evidence_summary(c));
 }
 

@@ -53,7 +53,9 @@ nlohmann::json list_json(const ScenarioSet& set, const CLI::App& app) {
     nlohmann::json skip = nlohmann::json::object();
     for (const auto& r : reaper_catalog()) {
       if (const Expectation e = set.expectations.expected(s.id, r.id); is_weakness(e.verdict)) {
-        known[r.id] = {{"verdict", to_string(e.verdict)}, {"reason", e.reason}};
+        known[r.id] = {{"verdict", to_string(e.verdict)},
+                       {"also", verdict_names(e.also)},
+                       {"reason", e.reason}};
       }
       if (const std::string* why = set.expectations.skip_reason(s.id, r.id)) {
         skip[r.id] = *why;
@@ -90,7 +92,7 @@ void print_list(const ScenarioSet& set) {
     fmt::print("  {:<16} {} [{}]\n", s.id, s.description, fmt::join(s.tags, ", "));
     for (const auto& r : reaper_catalog()) {
       if (const Expectation e = set.expectations.expected(s.id, r.id); is_weakness(e.verdict)) {
-        fmt::print("  {:<16}   known: {} → {}: {}\n", "", r.id, to_string(e.verdict), e.reason);
+        fmt::print("  {:<16}   known: {} → {}: {}\n", "", r.id, expected_text(e.verdict, e.also), e.reason);
       }
     }
   }

@@ -143,7 +143,7 @@ class CaseBody {
 
     DeathWatch deaths;
     watch_members(members, deaths);
-    require_intact(members);
+    require_intact(members, ledger ? &*ledger : nullptr);
     const auto kill_start = Clock::now();
     ReaperHost::Reply killed =
         request_kill(host, race, bystanders, deaths, ledger ? &*ledger : nullptr, kill_start);
@@ -473,7 +473,11 @@ class CaseBody {
     if (!reaper::pidfd_wait_exit(m.pidfd.get(), reaper::time_left(setup_deadline_))) {
       setup_failed("transient member " + m.role + " did not exit before the kill");
     }
-    const bool declared = reaped_transient_.count(m.role) != 0;  // the scenario says it is reaped
+    // Reaped by its parent where the scenario says so, where the parent is a supervisor (it always
+    // reaps the agent, and acts on that: exits, or signals the agent's group), or where the
+    // parent shows it reaps.
+    const bool declared = reaped_transient_.count(m.role) != 0 ||
+                          (m.role == scenario_.tree.role && reaper_.supervises);
     reaper::Backoff backoff;
     while (reaper::pidfd_target(::getpid(), m.pidfd.get()).value_or(-1) != -1) {
       const auto self = reaper::ProcTable::read_one(m.pid, reaper::Detail::stat);
@@ -485,17 +489,25 @@ class CaseBody {
     }
   }
 
-  // `pid` reaps its children: PID 1 does, and so does a process that catches SIGCHLD.
+  // `pid` reaps its children: PID 1 does, and so does a process that catches SIGCHLD or blocks
+  // it to read it from a signalfd (catatonit). A supervisor that has not
+  // yet reaped the agent may still forward a kill it would not forward a moment later.
   static bool reaps(pid_t pid) {
     if (pid == 1) return true;
-    const std::string caught = reaper::status_field(pid, "SigCgt");
-    return !caught.empty() && ((std::stoull(caught, nullptr, 16) >> (SIGCHLD - 1)) & 1) != 0;
+    const auto has_sigchld = [pid](const char* field) {
+      const std::string mask = reaper::status_field(pid, field);
+      return !mask.empty() && ((std::stoull(mask, nullptr, 16) >> (SIGCHLD - 1)) & 1) != 0;
+    };
+    return has_sigchld("SigCgt") || has_sigchld("SigBlk");
   }
 
   // The tree the reaper is asked to kill is the one announced: a member that is already gone
   // would let a reaper that kills nothing pass, so the case is not judged at all.
-  static void require_intact(const std::vector<Member>& members) {
+  // A member the reaper's side itself signalled already (a supervisor acting on the agent's
+  // exit) was not lost: it was killed, with the ledger's record to show it.
+  static void require_intact(const std::vector<Member>& members, const SignalLedger* ledger) {
     for (const Member& m : members) {
+      if (ledger != nullptr && ledger->reaper_reached(m.pid)) continue;
       if (!m.pidfd || reaper::pidfd_exited(m.pidfd.get())) {
         setup_failed(fmt::format(
             "member {} (pid {}) exited before the kill was requested: a member that is meant to "

@@ -134,7 +134,10 @@ CaseJob make_job(const Scenario& scenario, std::string reaper, const Expectation
   job.expected = book.expected(scenario.id, job.reaper);
   // A gate expects pass everywhere, but its failures still say why the reaper's expectations
   // declare the weakness, where they do.
-  if (expect_pass) job.expected.verdict = Verdict::pass;
+  if (expect_pass) {
+    job.expected.verdict = Verdict::pass;
+    job.expected.also.clear();
+  }
   if (const std::string* skip = book.skip_reason(scenario.id, job.reaper)) {
     job.declared_skip = *skip;
   }
@@ -148,6 +151,7 @@ CaseResult complete_case(const CaseJob& job, CaseResult observed) {
   r.reaper = job.reaper;
   r.run = job.run;
   r.expected = job.expected.verdict;
+  r.expected_also = job.expected.also;
   r.expected_reason = job.expected.reason;
   const Judgement j = judge(r);
   r.verdict = j.verdict;

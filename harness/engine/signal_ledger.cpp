@@ -187,6 +187,15 @@ std::vector<std::string> SignalLedger::gone_before_the_reaper() const {
   return gone_before_;
 }
 
+bool SignalLedger::reaper_reached(pid_t pid) const {
+  const std::lock_guard lock(mutex_);
+  return std::any_of(records_.begin(), records_.end(), [pid](const auto& entry) {
+    const SignalRecord& r = entry.second;
+    return r.counts() && std::any_of(r.reached.begin(), r.reached.end(),
+                                     [pid](const Party& p) { return p.pid == pid; });
+  });
+}
+
 void SignalLedger::answer(const seccomp_notif& call, bool unsettled) {
   const auto at = Clock::now();
   // The existence probe (signal 0) changes nothing: a reaper has acted from its first real signal.

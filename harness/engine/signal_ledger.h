@@ -39,6 +39,10 @@ class SignalLedger {
   // released (race_staged) exited at the harness's word, not on its own: it is not listed.
   std::vector<std::string> gone_before_the_reaper() const;
 
+  // Whether a real signal of the reaper's side has reached `pid` so far: a supervisor acts on
+  // the agent's exit (dumb-init signals the agent's group) before any kill is requested.
+  bool reaper_reached(pid_t pid) const;
+
   // A PID-reuse race (race.h) is armed: once every process behind `triggers` has exited, the
   // reaper's calls by number wait until the race has been staged (race_staged), so that whether
   // a call comes before or after the decoy never depends on the scheduler.

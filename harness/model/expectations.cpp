@@ -26,8 +26,9 @@ class Reader : public TomlReader {
     out.reaper = file().stem().string();
     out.file = file();
     for (const toml::table* t : tables_at(root, "known")) {
-      only_keys(*t, {"verdict", "reason", "scenarios"}, "a [[known]] weakness");
-      Expectation e{weakness_verdict(*t), reason(*t)};
+      only_keys(*t, {"verdict", "reason", "scenarios", "also"}, "a [[known]] weakness");
+      Expectation e{weakness_verdict(*t), reason(*t), {}};
+      e.also = other_forms(*t, e.verdict);
       for (const auto& id : scenario_ids(*t)) out.known.emplace(id, e);
     }
     for (const toml::table* t : tables_at(root, "skip")) {
@@ -40,14 +41,35 @@ class Reader : public TomlReader {
 
  private:
   Verdict weakness_verdict(const toml::table& t) const {
-    const std::string text = string_at(t, "verdict", true);
+    return as_weakness(string_at(t, "verdict", true), t.get("verdict")->source());
+  }
+
+  Verdict as_weakness(const std::string& text, const toml::source_region& where) const {
     const auto v = parse_verdict(text);
     if (!v || !is_weakness(*v)) {
-      fail(t.get("verdict")->source(),
-           fmt::format("'{}' is not a weakness verdict (one of: {})", text,
-                       fmt::join(weakness_verdict_names(), ", ")));
+      fail(where, fmt::format("'{}' is not a weakness verdict (one of: {})", text,
+                              fmt::join(weakness_verdict_names(), ", ")));
     }
     return *v;
+  }
+
+  // `also`: the other failing verdicts the weakness may show, none of them `verdict` again.
+  std::vector<Verdict> other_forms(const toml::table& t, Verdict verdict) const {
+    std::vector<Verdict> out;
+    const toml::node* node = t.get("also");
+    if (node == nullptr) return out;
+    const toml::array* list = node->as_array();
+    if (list == nullptr) fail(node->source(), "'also' must be a list of verdicts");
+    for (const toml::node& item : *list) {
+      const auto text = item.value<std::string>();
+      if (!text) fail(item.source(), "'also' must be a list of verdicts");
+      const Verdict v = as_weakness(*text, item.source());
+      if (v == verdict || std::find(out.begin(), out.end(), v) != out.end()) {
+        fail(item.source(), fmt::format("'{}' is listed twice", *text));
+      }
+      out.push_back(v);
+    }
+    return out;
   }
 
   std::string reason(const toml::table& t) const {

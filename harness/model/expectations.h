@@ -7,6 +7,11 @@
 //   reason = "killpg reaches only the agent's process group; ..."
 //   scenarios = ["setsid-escape", "setpgid-escape"]
 //
+// A weakness whose failure takes one form or another by timing alone (a cleanup signal that lands
+// before or after its group empties) lists the other forms, each a failure too:
+//
+//   also = ["late"]
+//
 //   [[skip]]
 //   reason = "..."
 //   scenarios = ["pgid-reuse"]
@@ -26,7 +31,8 @@ namespace reapcheck {
 
 struct Expectation {
   Verdict verdict = Verdict::pass;
-  std::string reason;  // empty for pass
+  std::string reason;       // empty for pass
+  std::vector<Verdict> also;  // other failing verdicts the same weakness shows by timing alone
 };
 
 // One reaper's file.

@@ -3,6 +3,8 @@
 // else.
 #pragma once
 
+#include <algorithm>
+
 #include <sys/types.h>
 
 #include <map>
@@ -173,6 +175,7 @@ struct CaseResult : Observations {
   Verdict verdict = Verdict::setup_error;
   std::string reason;  // why the verdict is what it is
   Verdict expected = Verdict::pass;
+  std::vector<Verdict> expected_also;  // the weakness's other forms (expectations.h's `also`)
   // Why the reaper's expectations declare a weakness, if they do; kept under --expect-pass,
   // where `expected` is pass.
   std::string expected_reason;
@@ -189,7 +192,10 @@ struct CaseResult : Observations {
   double reaper_children_cpu_ms = 0;
   double harness_cpu_ms = 0;
 
-  bool as_expected() const { return meets_expectation(verdict, expected); }
+  bool as_expected() const {
+    return meets_expectation(verdict, expected) ||
+           std::find(expected_also.begin(), expected_also.end(), verdict) != expected_also.end();
+  }
 };
 
 // What a report teaches about a scenario beside its verdicts (notes.h computes it): what the

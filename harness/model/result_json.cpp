@@ -184,6 +184,7 @@ void to_json(nlohmann::json& j, const CaseResult& c) {
        {"run", c.run},
        {"verdict", to_string(c.verdict)},
        {"expected", to_string(c.expected)},
+       {"expected_also", verdict_names(c.expected_also)},
        {"expected_reason", c.expected_reason},
        {"as_expected", c.as_expected()},
        {"reason", c.reason},
@@ -225,6 +226,9 @@ void from_json(const nlohmann::json& j, CaseResult& c) {
   c.run = j.value("run", 1);
   c.verdict = verdict_from(j.at("verdict"));
   c.expected = verdict_from(j.at("expected"));
+  for (const auto& v : j.value("expected_also", nlohmann::json::array())) {
+    c.expected_also.push_back(verdict_from(v));
+  }
   c.expected_reason = j.value("expected_reason", "");
   j.at("reason").get_to(c.reason);
   if (j.contains("blocked") && !j["blocked"].is_null()) {

@@ -4,6 +4,14 @@
 
 namespace reapcheck {
 
+bool Cell::consistent() const {
+  if (verdicts.size() <= 1 || expected_also.empty()) return verdicts.size() <= 1;
+  return std::all_of(verdicts.begin(), verdicts.end(), [&](const auto& seen) {
+    return seen.first == expected || std::find(expected_also.begin(), expected_also.end(),
+                                               seen.first) != expected_also.end();
+  });
+}
+
 bool Cell::as_expected() const {
   return consistent() && std::all_of(runs.begin(), runs.end(),
                                      [](const CaseResult* c) { return c->as_expected(); });
@@ -44,10 +52,11 @@ Summary summarise(const RunResult& run) {
   }
   for (const auto& scenario : s.scenarios) {
     for (const auto& reaper : s.reapers) {
-      Cell cell{scenario, reaper, Verdict::pass, {}, {}};
+      Cell cell{scenario, reaper, Verdict::pass, {}, {}, {}};
       for (const auto& c : run.cases) {
         if (c.scenario != scenario || c.reaper != reaper) continue;
         cell.expected = c.expected;
+        cell.expected_also = c.expected_also;
         ++cell.verdicts[c.verdict];
         cell.runs.push_back(&c);
       }

@@ -14,10 +14,12 @@ struct Cell {
   std::string scenario;
   std::string reaper;
   Verdict expected = Verdict::pass;
+  std::vector<Verdict> expected_also;   // the weakness's other forms (expectations.h's `also`)
   std::map<Verdict, int> verdicts;      // verdict → how many runs gave it
   std::vector<const CaseResult*> runs;  // in run order
 
-  bool consistent() const { return verdicts.size() <= 1; }
+  // Every run gave the same verdict, or each one a declared form of the same weakness.
+  bool consistent() const;
   bool as_expected() const;  // consistent, and every run as expected
   Verdict verdict() const { return verdicts.empty() ? Verdict::skipped : verdicts.begin()->first; }
 };

@@ -46,6 +46,19 @@ std::vector<std::string_view> weakness_verdict_names() {
   return out;
 }
 
+std::vector<std::string> verdict_names(const std::vector<Verdict>& verdicts) {
+  std::vector<std::string> out;
+  out.reserve(verdicts.size());
+  for (Verdict v : verdicts) out.emplace_back(to_string(v));
+  return out;
+}
+
+std::string expected_text(Verdict expected, const std::vector<Verdict>& also) {
+  std::string text(to_string(expected));
+  for (Verdict v : also) text.append(" or ").append(to_string(v));
+  return text;
+}
+
 bool meets_expectation(Verdict observed, Verdict expected) {
   return observed == Verdict::skipped || observed == expected;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -35,5 +36,12 @@ std::vector<std::string_view> weakness_verdict_names();
 // A case counts as expected when its verdict equals the expectation. A skipped case is neither
 // a failure nor a pass: it never makes a run fail, and is reported as skipped.
 bool meets_expectation(Verdict observed, Verdict expected);
+
+// Each verdict's name, in order.
+std::vector<std::string> verdict_names(const std::vector<Verdict>& verdicts);
+
+// What a case is expected to earn, for people: "leak", or "leak or late" where the weakness
+// has other forms.
+std::string expected_text(Verdict expected, const std::vector<Verdict>& also);
 
 }  // namespace reapcheck

@@ -45,6 +45,24 @@ scenarios = ["plain-child"]
   EXPECT_EQ(book.skip_reason("setsid-escape", "pgroup"), nullptr);
 }
 
+TEST(Expectations, AWeaknessMayListItsOtherForms) {
+  const ReaperExpectations e = parse(R"([[known]]
+verdict = "leak"
+also = ["late"]
+reason = "by timing alone"
+scenarios = ["setsid-escape"]
+)");
+  EXPECT_EQ(e.known.at("setsid-escape").also, std::vector<Verdict>{Verdict::late});
+  const std::string head = "[[known]]\nverdict = \"leak\"\nreason = \"r\"\nscenarios = [\"pid-reuse\"]\n";
+  EXPECT_NE(error_of(head + "also = [\"pass\"]\n").find("exp/pgroup.toml:5:9: 'pass' is not a weakness verdict"),
+            std::string::npos)
+      << error_of(head + "also = [\"pass\"]\n");
+  EXPECT_NE(error_of(head + "also = [\"leak\"]\n").find("'leak' is listed twice"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "also = \"late\"\n").find("'also' must be a list of verdicts"),
+            std::string::npos);
+}
+
 TEST(Expectations, MalformedFilesNameFileLineAndColumn) {
   EXPECT_EQ(error_of("[[known]\n").rfind("exp/pgroup.toml:1:", 0), 0u);
   std::string e = error_of(

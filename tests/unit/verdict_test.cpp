@@ -64,6 +64,30 @@ TEST(Summary, UnexpectedPassFailsTheRun) {
   EXPECT_FALSE(s.ok());
 }
 
+// A weakness declared with other forms (`also`): any of them is as expected, and repeats that
+// give one form, then another, are one outcome; a pass among them is still a failure.
+TEST(Summary, AWeaknessWithOtherFormsIsOneOutcome) {
+  RunResult run;
+  run.cases = {make_case("a", "x", Verdict::leak, Verdict::leak, 1),
+               make_case("a", "x", Verdict::late, Verdict::leak, 2),
+               make_case("b", "x", Verdict::leak, Verdict::leak, 1),
+               make_case("b", "x", Verdict::pass, Verdict::leak, 2),
+               make_case("c", "x", Verdict::leak, Verdict::leak, 1),
+               make_case("c", "x", Verdict::stray_signal, Verdict::leak, 2)};
+  for (auto& c : run.cases) c.expected_also = {Verdict::late};
+  EXPECT_TRUE(run.cases[1].as_expected());
+  EXPECT_FALSE(run.cases[3].as_expected());
+  EXPECT_FALSE(run.cases[5].as_expected());  // not a declared form
+  Summary s = summarise(run);
+  EXPECT_TRUE(s.find("a", "x")->consistent());
+  EXPECT_TRUE(s.find("a", "x")->as_expected());
+  EXPECT_FALSE(s.find("b", "x")->consistent());
+  EXPECT_FALSE(s.find("c", "x")->consistent());
+  EXPECT_EQ(s.inconsistent(), 2);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(expected_text(Verdict::leak, {Verdict::late}), "leak or late");
+}
+
 TEST(Readiness, ParsesAnnouncements) {
   auto a = parse_announcement("ready 42 escaped");
   ASSERT_TRUE(a);
