@@ -72,8 +72,9 @@ std::string sections_html(const CaseResult& c) {
 }
 
 std::string evidence(const RunResult& run, const CaseResult& c) {
-  std::string out = fmt::format("<p><b>{}</b>, expected {}. {}</p>", to_string(c.verdict),
-                                expected_text(c.expected, c.expected_also), escape(short_reason(c)));
+  std::string out =
+      fmt::format("<p><b>{}</b>, expected {}. {}</p>", to_string(c.verdict),
+                  expected_text(c.expected, c.expected_also), escape(short_reason(c)));
   const auto notes = run.scenarios.find(c.scenario);
   const std::vector<std::string> lesson =
       lesson_lines(c, notes == run.scenarios.end() ? nullptr : &notes->second);

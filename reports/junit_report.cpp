@@ -23,8 +23,8 @@ std::string case_name(const RunResult& run, const CaseResult& c) {
 
 // The failure message CI tools show as the headline: the verdict and the evidence in one line.
 std::string headline(const CaseResult& c) {
-  return fmt::format("{} (expected {}): {}", to_string(c.verdict), expected_text(c.expected, c.expected_also),
-                     evidence_summary(c));
+  return fmt::format("{} (expected {}): {}", to_string(c.verdict),
+                     expected_text(c.expected, c.expected_also), evidence_summary(c));
 }
 
 // The whole bounded story of one case: verdict, reason, what to learn, evidence.

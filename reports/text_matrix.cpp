@@ -64,9 +64,10 @@ const ScenarioNotes* notes_of(const RunResult& run, const std::string& scenario)
 
 // A cell that differs from its expectation: its reason, what to learn, and its evidence.
 std::string deviation(const RunResult& run, const Cell& cell, const CaseResult& c) {
-  std::string out = fmt::format("\n{} × {}{}: {} (expected {})\n  {}\n", c.scenario, c.reaper,
-                                cell.runs.size() == 1 ? "" : fmt::format(" run {}", c.run),
-                                to_string(c.verdict), expected_text(c.expected, c.expected_also), short_reason(c));
+  std::string out =
+      fmt::format("\n{} × {}{}: {} (expected {})\n  {}\n", c.scenario, c.reaper,
+                  cell.runs.size() == 1 ? "" : fmt::format(" run {}", c.run), to_string(c.verdict),
+                  expected_text(c.expected, c.expected_also), short_reason(c));
   for (const auto& line : lesson_lines(c, notes_of(run, c.scenario))) out += "  " + line + "\n";
   return out + evidence_text(c, "  ");
 }

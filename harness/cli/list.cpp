@@ -92,7 +92,8 @@ void print_list(const ScenarioSet& set) {
     fmt::print("  {:<16} {} [{}]\n", s.id, s.description, fmt::join(s.tags, ", "));
     for (const auto& r : reaper_catalog()) {
       if (const Expectation e = set.expectations.expected(s.id, r.id); is_weakness(e.verdict)) {
-        fmt::print("  {:<16}   known: {} → {}: {}\n", "", r.id, expected_text(e.verdict, e.also), e.reason);
+        fmt::print("  {:<16}   known: {} → {}: {}\n", "", r.id, expected_text(e.verdict, e.also),
+                   e.reason);
       }
     }
   }

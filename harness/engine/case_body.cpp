@@ -483,7 +483,8 @@ class CaseBody {
       const auto self = reaper::ProcTable::read_one(m.pid, reaper::Detail::stat);
       if (!self || (!declared && !reaps(self->ppid))) return;  // a zombie on purpose, or gone
       if (Clock::now() > setup_deadline_) {
-        setup_failed("transient member " + m.role + " was not reaped by its parent before the kill");
+        setup_failed("transient member " + m.role +
+                     " was not reaped by its parent before the kill");
       }
       backoff.wait(setup_deadline_);  // no event announces that another process reaped its child
     }
@@ -537,7 +538,6 @@ class CaseBody {
         "the kill is declared 'transient')",
         fmt::join(gone, "; ")));
   }
-
 
   // No event announces a stop of a process that is not our child: look at /proc, backing off
   // between looks (an exit ends the wait at once).
@@ -629,7 +629,7 @@ class CaseBody {
   const std::set<std::string> reaped_transient_;  // those of them their parent reaps
   const std::set<std::string> stopped_;           // roles that stop themselves before the kill
   const std::set<std::string> frozen_;            // roles that freeze their cgroup before the kill
-  std::string path_;                              // the PATH of the reaper and the tree ([case] path)
+  std::string path_;     // the PATH of the reaper and the tree ([case] path)
   InsideReaper inside_;  // the agent's own kill command, for a from-agent case
   reaper::UniqueFd log_fd_;
   Clock::time_point setup_deadline_;

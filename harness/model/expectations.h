@@ -31,7 +31,7 @@ namespace reapcheck {
 
 struct Expectation {
   Verdict verdict = Verdict::pass;
-  std::string reason;       // empty for pass
+  std::string reason;         // empty for pass
   std::vector<Verdict> also;  // other failing verdicts the same weakness shows by timing alone
 };
 

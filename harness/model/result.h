@@ -3,10 +3,9 @@
 // else.
 #pragma once
 
-#include <algorithm>
-
 #include <sys/types.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>

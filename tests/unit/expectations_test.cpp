@@ -53,8 +53,10 @@ reason = "by timing alone"
 scenarios = ["setsid-escape"]
 )");
   EXPECT_EQ(e.known.at("setsid-escape").also, std::vector<Verdict>{Verdict::late});
-  const std::string head = "[[known]]\nverdict = \"leak\"\nreason = \"r\"\nscenarios = [\"pid-reuse\"]\n";
-  EXPECT_NE(error_of(head + "also = [\"pass\"]\n").find("exp/pgroup.toml:5:9: 'pass' is not a weakness verdict"),
+  const std::string head =
+      "[[known]]\nverdict = \"leak\"\nreason = \"r\"\nscenarios = [\"pid-reuse\"]\n";
+  EXPECT_NE(error_of(head + "also = [\"pass\"]\n")
+                .find("exp/pgroup.toml:5:9: 'pass' is not a weakness verdict"),
             std::string::npos)
       << error_of(head + "also = [\"pass\"]\n");
   EXPECT_NE(error_of(head + "also = [\"leak\"]\n").find("'leak' is listed twice"),
