@@ -131,6 +131,7 @@ class CaseBody {
 
     std::vector<Member> members = collect_members(ready, census);
     await_final_states(members);
+    bystanders.await_begun(setup_deadline_);
     if (reaper_.supervises) register_supervisor(agent, members, census);
     r.tree_ms = ms_since(tree_start);
     const reaper::ProcTable before = reaper::ProcTable::read();
@@ -318,16 +319,16 @@ class CaseBody {
     }
   }
 
-  // Bystanders that exist before the agent does.
+  // Bystanders that exist before the agent does; each is ready before the kill (await_begun).
   void start_bystanders(Bystanders& bystanders) {
     if (scenario_.has_bystander(BystanderKind::lookalike)) {
       // Not in the tree, but `tail -f <worktree>/dev.log` run from inside the worktree.
-      bystanders.start("lookalike", {"tail", "-f", (worktree_ / "dev.log").string()}, worktree_,
-                       true, setup_deadline_);
+      bystanders.begin("lookalike", {"tail", "-f", (worktree_ / "dev.log").string()}, worktree_,
+                       true);
     }
     // Every case has one: a reaper that signals its own group or everything it can see
     // (kill(0), kill(-1)) must show up as hitting someone else.
-    bystanders.start("reaper-group", {}, {}, false, setup_deadline_);
+    bystanders.begin("reaper-group", {}, {}, false);
   }
 
   reaper::AgentSpec agent_spec(const ReadinessChannel& ready) {
@@ -479,7 +480,8 @@ class CaseBody {
       const auto self = reaper::ProcTable::read_one(m.pid, reaper::Detail::stat);
       if (!self || (!declared && !reaps(self->ppid))) return;  // a zombie on purpose, or gone
       if (Clock::now() > setup_deadline_) {
-        setup_failed("transient member " + m.role + " was not reaped by its parent before the kill");
+        setup_failed("transient member " + m.role +
+                     " was not reaped by its parent before the kill");
       }
       backoff.wait(setup_deadline_);  // no event announces that another process reaped its child
     }
@@ -525,7 +527,6 @@ class CaseBody {
         "the kill is declared 'transient')",
         fmt::join(gone, "; ")));
   }
-
 
   // No event announces a stop of a process that is not our child: look at /proc, backing off
   // between looks (an exit ends the wait at once).
@@ -617,7 +618,7 @@ class CaseBody {
   const std::set<std::string> reaped_transient_;  // those of them their parent reaps
   const std::set<std::string> stopped_;           // roles that stop themselves before the kill
   const std::set<std::string> frozen_;            // roles that freeze their cgroup before the kill
-  std::string path_;                              // the PATH of the reaper and the tree ([case] path)
+  std::string path_;     // the PATH of the reaper and the tree ([case] path)
   InsideReaper inside_;  // the agent's own kill command, for a from-agent case
   reaper::UniqueFd log_fd_;
   Clock::time_point setup_deadline_;
