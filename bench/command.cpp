@@ -121,6 +121,8 @@ void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchRes
   result.matrix_wall_s = run.wall_s;
   result.matrix_cases = static_cast<int>(run.cases.size());
   result.matrix_unexpected = unexpected_in(run);
+  result.leak_excess_ms = worst_leak_excess(run);
+  result.reaper_cpu_percent = worst_reaper_cpu_share(run);
   note(fmt::format("built-in matrix: {} cases in {:.1f} s on {} workers{}", run.cases.size(),
                    run.wall_s, args.jobs, result.matrix_unexpected == 0 ? "" : " (deviations!)"));
   // The same again without the signal ledger, for its cost. Verdicts that need the ledger
