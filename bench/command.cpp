@@ -13,6 +13,7 @@
 #include "bench/snapshot.h"
 #include "harness/catalog/catalog.h"
 #include "harness/engine/matrix.h"
+#include "harness/model/verdict.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"
 #include "reports/file_output.h"
@@ -106,9 +107,15 @@ RunResult time_matrix(const ScenarioSet& inputs, std::vector<std::string> reaper
   return run;
 }
 
-int unexpected_in(const RunResult& run) {
+// The cells whose verdict differs from its expectation, each noted with both, and their count.
+int unexpected_in(const RunResult& run, const Note& note) {
   int n = 0;
-  for (const auto& c : run.cases) n += c.as_expected() ? 0 : 1;
+  for (const auto& c : run.cases) {
+    if (c.as_expected()) continue;
+    ++n;
+    note(fmt::format("  unexpected: {} × {}: {}, expected {}", c.scenario, c.reaper,
+                     to_string(c.verdict), to_string(c.expected)));
+  }
   return n;
 }
 
@@ -120,7 +127,9 @@ void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchRes
   const RunResult run = time_matrix(inputs, builtins, args.jobs, true);
   result.matrix_wall_s = run.wall_s;
   result.matrix_cases = static_cast<int>(run.cases.size());
-  result.matrix_unexpected = unexpected_in(run);
+  result.matrix_unexpected = unexpected_in(run, note);
+  result.leak_excess_ms = worst_leak_excess(run);
+  result.reaper_cpu_percent = worst_reaper_cpu_share(run);
   note(fmt::format("built-in matrix: {} cases in {:.1f} s on {} workers{}", run.cases.size(),
                    run.wall_s, args.jobs, result.matrix_unexpected == 0 ? "" : " (deviations!)"));
   // The same again without the signal ledger, for its cost. Verdicts that need the ledger
@@ -133,7 +142,7 @@ void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchRes
   const RunResult presets = time_matrix(inputs, all, args.jobs, true);
   result.presets_matrix_wall_s = presets.wall_s;
   result.presets_matrix_cases = static_cast<int>(presets.cases.size());
-  result.presets_matrix_unexpected = unexpected_in(presets);
+  result.presets_matrix_unexpected = unexpected_in(presets, note);
   note(fmt::format("--presets matrix: {} cases in {:.1f} s on {} workers{}", presets.cases.size(),
                    presets.wall_s, args.jobs,
                    result.presets_matrix_unexpected == 0 ? "" : " (deviations!)"));

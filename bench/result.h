@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/cell_figures.h"
+
 namespace reapcheck {
 
 struct SnapshotCost {
@@ -62,6 +64,10 @@ struct BenchResult {
   std::optional<double> presets_matrix_wall_s;
   int presets_matrix_cases = 0;
   int presets_matrix_unexpected = 0;
+  // From the built-in matrix run: the worst leaking cell's wall time beyond its reaper's kill
+  // time, and the worst reaper CPU share of a case's wall time (cell_figures.h).
+  std::optional<CellFigure> leak_excess_ms;
+  std::optional<CellFigure> reaper_cpu_percent;
   std::vector<TargetCheck> targets;
 
   const SnapshotCost* snapshot_at(int processes) const;

@@ -90,6 +90,16 @@ std::string Bystanders::role_of(pid_t pid) const {
 void Bystanders::start(const std::string& role, const std::vector<std::string>& extra_args,
                        const std::filesystem::path& cwd, bool own_session,
                        Clock::time_point deadline) {
+  await(begin(role, extra_args, cwd, own_session), deadline);
+}
+
+void Bystanders::await_begun(Clock::time_point deadline) {
+  for (pid_t pid : begun_) await(pid, deadline);
+  begun_.clear();
+}
+
+pid_t Bystanders::begin(const std::string& role, const std::vector<std::string>& extra_args,
+                        const std::filesystem::path& cwd, bool own_session) {
   const Launch l = launch(role, extra_args, cwd, own_session);
   pid_t pid;
   {
@@ -100,7 +110,8 @@ void Bystanders::start(const std::string& role, const std::vector<std::string>& 
     init::watch(pid);
   }
   add(pid, role, true);
-  await(pid, deadline);
+  begun_.push_back(pid);
+  return pid;
 }
 
 bool Bystanders::try_place_decoy(pid_t pid, const std::string& role) {
@@ -127,6 +138,7 @@ void Bystanders::adopt(const std::string& role, Clock::time_point deadline) {
 }
 
 void Bystanders::await(pid_t pid, Clock::time_point deadline) {
+  std::erase(begun_, pid);
   while (announced_.count(pid) == 0) read_announcement("pid " + std::to_string(pid), deadline);
 }
 

@@ -38,6 +38,12 @@ class Bystanders {
   void start(const std::string& role, const std::vector<std::string>& extra_args,
              const std::filesystem::path& cwd, bool own_session, Clock::time_point deadline);
 
+  // Starts a bystander as the caller's child without waiting: its start-up then overlaps the
+  // agent's, and await_begun() waits, before the kill, until every one begun is ready.
+  pid_t begin(const std::string& role, const std::vector<std::string>& extra_args,
+              const std::filesystem::path& cwd, bool own_session);
+  void await_begun(Clock::time_point deadline);
+
   // One attempt to start a decoy on exactly `pid`, leading its own session and group (so it
   // also holds `pid` as a process-group id). False while the pid is still taken.
   bool try_place_decoy(pid_t pid, const std::string& role);
@@ -86,6 +92,7 @@ class Bystanders {
   [[noreturn]] void exec_helper(const Launch& launch) const;
   void add(pid_t pid, const std::string& role, bool our_child);
   void await(pid_t pid, Clock::time_point deadline);
+  std::vector<pid_t> begun_;  // started by begin(), not yet known to be ready
   void read_announcement(const std::string& awaited, Clock::time_point deadline);
 
   Census& census_;

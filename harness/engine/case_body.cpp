@@ -131,6 +131,7 @@ class CaseBody {
 
     std::vector<Member> members = collect_members(ready, census);
     await_final_states(members);
+    bystanders.await_begun(setup_deadline_);
     if (reaper_.supervises) register_supervisor(agent, members, census);
     r.tree_ms = ms_since(tree_start);
     const reaper::ProcTable before = reaper::ProcTable::read();
@@ -318,16 +319,16 @@ class CaseBody {
     }
   }
 
-  // Bystanders that exist before the agent does.
+  // Bystanders that exist before the agent does; each is ready before the kill (await_begun).
   void start_bystanders(Bystanders& bystanders) {
     if (scenario_.has_bystander(BystanderKind::lookalike)) {
       // Not in the tree, but `tail -f <worktree>/dev.log` run from inside the worktree.
-      bystanders.start("lookalike", {"tail", "-f", (worktree_ / "dev.log").string()}, worktree_,
-                       true, setup_deadline_);
+      bystanders.begin("lookalike", {"tail", "-f", (worktree_ / "dev.log").string()}, worktree_,
+                       true);
     }
     // Every case has one: a reaper that signals its own group or everything it can see
     // (kill(0), kill(-1)) must show up as hitting someone else.
-    bystanders.start("reaper-group", {}, {}, false, setup_deadline_);
+    bystanders.begin("reaper-group", {}, {}, false);
   }
 
   reaper::AgentSpec agent_spec(const ReadinessChannel& ready) {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "harness/engine/dispatch_order.h"
 #include "harness/model/result_json.h"
 #include "harness/model/text.h"
 #include "harness/sandbox/cgroup_area.h"
@@ -110,7 +111,8 @@ std::string describe_exit(int status) {
 void run_case_pool(const std::vector<CaseJob>& jobs, const CaseOptions& options, int workers,
                    const std::function<void(size_t, CaseResult)>& done) {
   std::vector<Worker> pool;
-  size_t next = 0;
+  const std::vector<size_t> order = dispatch_order(jobs);
+  size_t next = 0;  // in `order`
   int interrupted = 0;
 
   auto assign = [&](Worker& w) {
@@ -118,7 +120,7 @@ void run_case_pool(const std::vector<CaseJob>& jobs, const CaseOptions& options,
       w.jobs.reset();  // EOF: the worker exits
       return;
     }
-    w.current = next++;
+    w.current = order[next++];
     if (!write_all(w.jobs.get(), std::to_string(*w.current) + "\n")) w.jobs.reset();
   };
   const size_t wanted = std::min(static_cast<size_t>(std::max(workers, 1)), jobs.size());

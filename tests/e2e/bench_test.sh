@@ -51,7 +51,7 @@ perl -MJSON::PP -e '
   die "--quick must not time the matrix\n" unless exists $b->{matrix_wall_s} && !defined $b->{matrix_wall_s};
   die "--quick must not time the --presets matrix\n"
     unless exists $b->{presets_matrix_wall_s} && !defined $b->{presets_matrix_wall_s};
-  die "targets: " . @{ $b->{targets} } . "\n" unless @{ $b->{targets} } == 6;
+  die "targets: " . @{ $b->{targets} } . "\n" unless @{ $b->{targets} } == 9;
 ' "$work/b.json" "$presets" $ids || { echo "FAIL: bench.json"; exit 1; }
 
 grep -q '^| process-table snapshot cheaper than ps at 1,000 processes | ≥ 20.0× |' "$work/out/bench.md" ||

@@ -24,12 +24,14 @@ BenchResult sample() {
   r.reap.push_back({"tini-group", "wide", 100, 12.5, 13, 1, "pass", true});
   r.reap.push_back({"tini-group", "wide", 1000, 140.0, 141, 1, "pass", true});
   r.reap.push_back({"tini", "wide", 1000, -1, 301, 1, "leak", true});
-  r.case_overhead_ms = 5.5;
+  r.case_overhead_ms = 2.5;
   r.matrix_wall_s = 75;
   r.matrix_wall_no_ledger_s = 60;
   r.matrix_jobs = 2;
   r.presets_matrix_wall_s = 512.5;
   r.presets_matrix_cases = 1116;
+  r.leak_excess_ms = CellFigure{140, "setsid-escape × pgroup"};
+  r.reaper_cpu_percent = CellFigure{12, "wide-tree × proc-pidfd"};
   evaluate_targets(r);
   return r;
 }
@@ -43,7 +45,7 @@ const TargetCheck& target(const BenchResult& r, std::string_view prefix) {
 
 TEST(BenchTargets, RatiosComeFromTheSamplesOfTheSameRun) {
   const BenchResult r = sample();
-  ASSERT_EQ(r.targets.size(), 6u);
+  ASSERT_EQ(r.targets.size(), 9u);
   // The snapshot nearest 1,000 processes: 42,000 / 12,000.
   EXPECT_DOUBLE_EQ(*target(r, "process-table snapshot").measured, 3.5);
   EXPECT_FALSE(target(r, "process-table snapshot").met());
@@ -55,6 +57,43 @@ TEST(BenchTargets, RatiosComeFromTheSamplesOfTheSameRun) {
   EXPECT_FALSE(target(r, "built-in matrix").met());
   EXPECT_DOUBLE_EQ(*target(r, "the signal ledger's cost").measured, 25.0);  // 75 / 60 - 1
   EXPECT_FALSE(target(r, "the signal ledger's cost").met());
+  EXPECT_FALSE(target(r, "--presets matrix").met());  // 512.5 s against 45
+}
+
+TEST(BenchTargets, CellTargetsNameTheirWorstCell) {
+  const BenchResult r = sample();
+  const TargetCheck& leak = target(r, "a leaking cell's wall time");
+  EXPECT_NE(leak.name.find("(worst: setsid-escape × pgroup)"), std::string::npos);
+  EXPECT_DOUBLE_EQ(*leak.measured, 140);
+  EXPECT_FALSE(leak.met());                                  // 100 ms at most
+  EXPECT_TRUE(target(r, "a case's reaper CPU time").met());  // 12 % of 20
+}
+
+TEST(BenchCellFigures, TheWorstJudgedCellOfEachKind) {
+  RunResult run;
+  auto add = [&](const char* scenario, Verdict v, double case_ms, double kill_ms, double cpu_ms) {
+    CaseResult c;
+    c.scenario = scenario;
+    c.reaper = "pgroup";
+    c.verdict = v;
+    c.case_ms = case_ms;
+    c.kill_ms = kill_ms;
+    c.reaper_cpu_ms = cpu_ms;
+    run.cases.push_back(c);
+  };
+  add("a", Verdict::leak, 420, 300, 1);
+  add("b", Verdict::leak, 500, 310, 2);
+  add("c", Verdict::pass, 2000, 10, 300);  // no leak: its wall time is not a leak's
+  add("d", Verdict::pass, 100, 5, 5);
+  run.cases.back().blocked = Blocker{Blocker::Kind::setup_failed, "never ran"};
+  const auto leak = worst_leak_excess(run);
+  ASSERT_TRUE(leak);
+  EXPECT_DOUBLE_EQ(leak->value, 190);
+  EXPECT_EQ(leak->cell, "b × pgroup");
+  const auto cpu = worst_reaper_cpu_share(run);
+  ASSERT_TRUE(cpu);
+  EXPECT_DOUBLE_EQ(cpu->value, 15);  // c: 300 of 2000 ms; d never ran
+  EXPECT_FALSE(worst_leak_excess(RunResult{}));
 }
 
 TEST(BenchTargets, UnmeasuredIsNeitherMetNorMissed) {
@@ -82,7 +121,8 @@ TEST(BenchJson, HoldsTheFieldsTheIssueNames) {
   EXPECT_TRUE(j["reap"].back()["preset"].get<bool>());
   EXPECT_DOUBLE_EQ(j["presets_matrix_wall_s"].get<double>(), 512.5);
   EXPECT_EQ(j["presets_matrix_cases"], 1116);
-  EXPECT_DOUBLE_EQ(j["case_overhead_ms"].get<double>(), 5.5);
+  EXPECT_DOUBLE_EQ(j["case_overhead_ms"].get<double>(), 2.5);
+  EXPECT_EQ(j["leak_excess_ms"]["cell"], "setsid-escape × pgroup");
   EXPECT_DOUBLE_EQ(j["matrix_wall_s"].get<double>(), 75);
 }
 
@@ -94,7 +134,7 @@ TEST(BenchMarkdown, SaysByHowMuchEachTargetIsMissed) {
       std::string::npos)
       << md;
   EXPECT_NE(md.find("| 4.0× | missed: 1.3× over |"), std::string::npos) << md;
-  EXPECT_NE(md.find("missed by 15.0 s"), std::string::npos) << md;
+  EXPECT_NE(md.find("missed by 60.0 s"), std::string::npos) << md;
   EXPECT_NE(md.find("never (leak)"), std::string::npos) << md;
 }
 

@@ -1,0 +1,25 @@
+#pragma once
+// The issue's per-cell targets, read from a matrix run: the worst cell of each.
+#include <optional>
+#include <string>
+
+#include "harness/model/result.h"
+
+namespace reapcheck {
+
+// One figure and the cell (scenario × reaper) that set it.
+struct CellFigure {
+  double value = 0;
+  std::string cell;
+};
+
+// The leaking cell whose wall time most exceeds its reaper's kill time, by how many ms: what a
+// leak costs beyond the reaper's own work (set-up, settle, audit, teardown). Empty without one.
+std::optional<CellFigure> worst_leak_excess(const RunResult& run);
+
+// The case whose reaper spent the largest share of the case's wall time on the CPU itself, in
+// percent. Only the reaper host's own time counts: what it waits for (a ps, a pgrep, the agents
+// it reaps) is the reaper computing, or the tree's, which the issue leaves out.
+std::optional<CellFigure> worst_reaper_cpu_share(const RunResult& run);
+
+}  // namespace reapcheck
