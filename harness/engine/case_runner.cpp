@@ -18,6 +18,7 @@
 #include "harness/sandbox/sandbox.h"
 #include "harness/support/interrupt.h"
 #include "harness/support/paths.h"
+#include "reaper/os/cgroup_fs.h"
 
 namespace reapcheck {
 namespace {
@@ -53,10 +54,14 @@ CaseResult observe_sandboxed(const Scenario& scenario, const ReaperChoice& reape
   ScratchDir scratch;
   const SandboxOptions sandbox{options.ready + options.grace + options.reaper_deadline +
                                    options.settle + std::chrono::milliseconds(5000),
-                               scratch.path()};
+                               scratch.path(), harness_paths(), shared_paths(),
+                               options.cgroup_parent};
   SandboxOutcome outcome = run_in_sandbox(
       [&] {
-        return json_text(nlohmann::json(observe_case(scenario, reaper, options, scratch.path())));
+        // The case's delegated cgroup is, through its cgroup namespace, the root of what it sees.
+        CaseOptions inside = options;
+        if (!inside.cgroup_parent.empty()) inside.cgroup_parent = reaper::cgroup_home();
+        return json_text(nlohmann::json(observe_case(scenario, reaper, inside, scratch.path())));
       },
       sandbox);
   switch (outcome.status) {
