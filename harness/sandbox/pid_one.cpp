@@ -1,6 +1,7 @@
 #include "harness/sandbox/pid_one.h"
 
 #include <net/if.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -51,8 +52,16 @@ void bound_pids() {
   limit << kCasePidsMax;  // best effort: a rootless sandbox may not be allowed to
 }
 
-void enter() {
+// Dies with the harness, or exits now if it has died already: its end of `go_fd` is then closed.
+void die_with_harness(int go_fd) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  pollfd p{go_fd, 0, 0};
+  if (::poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR))) ::_exit(1);
+}
+
+void enter(int go_fd) {
   become_namespace_root();
+  die_with_harness(go_fd);  // a change of uid clears the parent-death signal
   if (::setsid() < 0) reaper::throw_sys("setsid");
   bring_loopback_up();
   bound_pids();
@@ -67,10 +76,10 @@ void run_pid_one(const std::function<std::string()>& body, int go_fd, int out_fd
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   char go = 0;
   if (::read(go_fd, &go, 1) != 1) ::_exit(1);
-  ::close(go_fd);
   std::string result;
   try {
-    enter();
+    enter(go_fd);
+    ::close(go_fd);
     result = body();
   } catch (const std::exception& e) {
     write_all(out_fd, std::string("sandbox: ") + e.what());
