@@ -62,6 +62,9 @@ void die_with_harness(int go_fd) {
 void enter(int go_fd) {
   become_namespace_root();
   die_with_harness(go_fd);  // a change of uid clears the parent-death signal
+  // It also makes the process undumpable, which would hide its /proc files from the case's own
+  // uid (a preset's guard reads /proc/1/exe) and pass on to every child forked without an exec.
+  if (::prctl(PR_SET_DUMPABLE, 1) != 0) reaper::throw_sys("PR_SET_DUMPABLE");
   if (::setsid() < 0) reaper::throw_sys("setsid");
   bring_loopback_up();
   bound_pids();

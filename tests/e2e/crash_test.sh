@@ -19,14 +19,16 @@ fail() {
 }
 
 mkdir "$work/tmp"
-mkfifo "$work/started"
-# The reaper: says it is running, then waits on a FIFO nobody ever writes.
-mkfifo "$work/never"
-TMPDIR=$work/tmp "$bin" run -q -j 1 --scenario plain-child \
-  --reaper "exec:sh -c 'echo up >$work/started; read x <$work/never'" --json "$work/killed.json" \
+# The reaper: says it is running, then waits on a FIFO nobody ever writes; both in a folder
+# handed to the sandbox (REAPCHECK_SHARE), for the sandbox's uid.
+mkdir -m 1777 "$work/share"
+mkfifo -m 666 "$work/share/started" "$work/share/never"
+TMPDIR=$work/tmp REAPCHECK_SHARE=$work/share "$bin" run -q -j 1 --scenario plain-child \
+  --reaper "exec:sh -c 'echo up >$work/share/started; read x <$work/share/never'" \
+  --json "$work/killed.json" \
   >"$work/killed.out" 2>&1 &
 killed=$!
-read -r _ <"$work/started"
+read -r _ <"$work/share/started"
 
 # What the run holds now, as a user would find it.
 mapfile -t scratch < <(find "$work/tmp" -maxdepth 1 -name "reapcheck-$killed-*")
