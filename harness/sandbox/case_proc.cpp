@@ -46,8 +46,7 @@ void mount_case_proc(pid_t pid_one) {
     if (errno != EINTR) reaper::throw_sys("wait for the /proc helper");
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    reaper::throw_sys("mount the case's /proc",
-                      WIFEXITED(status) ? WEXITSTATUS(status) : EINTR);
+    reaper::throw_sys("mount the case's /proc", WIFEXITED(status) ? WEXITSTATUS(status) : EINTR);
   }
 }
 

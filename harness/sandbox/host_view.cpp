@@ -44,8 +44,8 @@ struct Kept {
 };
 
 Kept keep(const fs::path& path, bool writable) {
-  UniqueFd tree(::open_tree(AT_FDCWD, path.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-                                                        AT_RECURSIVE));
+  UniqueFd tree(
+      ::open_tree(AT_FDCWD, path.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
   if (!tree) reaper::throw_sys("take " + path.string() + " to keep it visible");
   return {path, std::move(tree), writable};
 }
@@ -89,8 +89,8 @@ void prepare_host_view(const HostView& view) {
 
   if (!view.scratch.empty()) {
     fs::create_directories(view.scratch);
-    const std::string opts = "mode=0755,uid=" + std::to_string(view.ids.uid) +
-                             ",gid=" + std::to_string(view.ids.gid);
+    const std::string opts =
+        "mode=0755,uid=" + std::to_string(view.ids.uid) + ",gid=" + std::to_string(view.ids.gid);
     check(::mount("tmpfs", view.scratch.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()),
           "mount the scratch tmpfs on " + view.scratch.string());
   }

@@ -1,7 +1,7 @@
 // The case's PID 1: the last stage of the sandbox, in fresh user, PID, network and cgroup
 // namespaces and the mount namespace the warden built (its /proc already mounted). It becomes root
-// of its user namespace, leads a session of its own (so the groups and sessions of everything inside are visible
-// inside), brings loopback up, and runs the body.
+// of its user namespace, leads a session of its own (so the groups and sessions of everything
+// inside are visible inside), brings loopback up, and runs the body.
 #pragma once
 
 #include <functional>

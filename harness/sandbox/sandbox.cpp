@@ -124,15 +124,14 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
   reaper::Pipe pid_one = reaper::make_pipe();
   reaper::Pipe case_go = reaper::make_pipe();
   reaper::Pipe out = reaper::make_pipe();
-  const WardenPlan plan{
-      HostView{options.scratch, options.visible, options.shared,
-               cgroup ? cgroup->path() : std::string(), ids},
-      cgroup ? cgroup->path() : std::string(),
-      !rootless,
-      go.read.get(),
-      pid_one.write.get(),
-      case_go.read.get(),
-      out.write.get()};
+  const WardenPlan plan{HostView{options.scratch, options.visible, options.shared,
+                                 cgroup ? cgroup->path() : std::string(), ids},
+                        cgroup ? cgroup->path() : std::string(),
+                        !rootless,
+                        go.read.get(),
+                        pid_one.write.get(),
+                        case_go.read.get(),
+                        out.write.get()};
 
   std::fflush(nullptr);  // the child must not flush our buffered output a second time
   const pid_t warden_pid = clone_namespaces(CLONE_NEWNS | (rootless ? CLONE_NEWUSER : 0));

@@ -72,7 +72,7 @@ TEST(Confinement, HostFilesAreReadOnlyAndTemporaryDirectoriesPrivate) {
         std::string s = fs::exists(host_file) ? "host-tmp-visible" : "host-tmp-hidden";
         s += std::ofstream("/tmp/inside") ? " tmp-writable" : " tmp-unwritable";
         s += ::mkdir("/var/lib/reapcheck-escape", 0700) != 0 && errno == EROFS ? " host-ro"
-                                                                              : " host-rw";
+                                                                               : " host-rw";
         s += std::ofstream(scratch.path() / "file") ? " scratch-writable" : " scratch-unwritable";
         return s;
       },
@@ -86,8 +86,8 @@ TEST(Confinement, HostFilesAreReadOnlyAndTemporaryDirectoriesPrivate) {
 TEST(Confinement, ProcCannotBeUnmountedToShowTheHosts) {
   const std::string errors = run([] {
     const int here = in_child([] { return ::umount2("/proc", MNT_DETACH); });
-    const int own_namespace = in_child(
-        [] { return ::unshare(CLONE_NEWNS) != 0 ? -1 : ::umount2("/proc", MNT_DETACH); });
+    const int own_namespace =
+        in_child([] { return ::unshare(CLONE_NEWNS) != 0 ? -1 : ::umount2("/proc", MNT_DETACH); });
     return std::to_string(here) + " " + std::to_string(own_namespace);
   });
   // EPERM: no privilege over the warden's mount namespace; EINVAL: a copied mount is locked.
