@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "harness/sandbox/case_cgroup.h"
+#include "harness/sandbox/pids_group.h"
 #include "harness/sandbox/warden.h"
 #include "harness/support/interrupt.h"
 #include "reaper/os/deadline.h"
@@ -119,6 +120,9 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
   const SandboxIds ids = rootless ? SandboxIds{0, 0} : SandboxIds{kSandboxHostId, kSandboxHostId};
   std::optional<CaseCgroup> cgroup;
   if (!options.cgroup_area.empty()) cgroup.emplace(options.cgroup_area, ids);
+  // Where pids.max cannot bound the case's cgroup, a v1 pids group does.
+  std::optional<PidsGroup> pids;
+  if (!cgroup || !cgroup->pids_bounded()) pids.emplace(kCasePidsMax);
 
   reaper::Pipe go = reaper::make_pipe();
   reaper::Pipe pid_one = reaper::make_pipe();
@@ -127,6 +131,7 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
   const WardenPlan plan{HostView{options.scratch, options.visible, options.shared,
                                  cgroup ? cgroup->path() : std::string(), ids},
                         cgroup ? cgroup->path() : std::string(),
+                        pids ? pids->path() : std::string(),
                         !rootless,
                         go.read.get(),
                         pid_one.write.get(),

@@ -19,6 +19,7 @@
 #include "harness/sandbox/sandbox.h"
 #include "harness/sandbox/sandbox_ids.h"
 #include "reaper/os/cgroup_fs.h"
+#include "reaper/os/pidfd.h"
 #include "reaper/os/read_file.h"
 
 namespace reapcheck {
@@ -113,6 +114,51 @@ TEST(Confinement, TheCaseCgroupIsDelegatedAndTheHostsOutOfReach) {
       },
       o);
   EXPECT_EQ(seen, "root area-hidden mkdir moved");
+}
+
+// Where pids is a cgroup v1 controller only (as here), a v1 group bounds the case: while the body
+// runs, one of the harness's reapcheck-case-* groups holds it, with pids.max set (the case itself
+// may not read the group).
+TEST(Confinement, ProcessesAreBoundedWherePidsIsACgroupV1Controller) {
+  const std::string v1 = "/sys/fs/cgroup/pids";
+  if (::geteuid() != 0 || !fs::exists(v1 + "/cgroup.procs")) GTEST_SKIP() << "no v1 pids here";
+  std::string own;
+  std::istringstream lines(reaper::read_file("/proc/self/cgroup"));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(":pids:") != std::string::npos) own = line.substr(line.find(":pids:") + 6);
+  }
+  // The observer is a process, not a thread: the sandbox is cloned from this process, and a
+  // clone from a multi-threaded one can inherit a lock another thread held.
+  reaper::Pipe running = reaper::make_pipe();
+  reaper::Pipe checked = reaper::make_pipe();
+  reaper::Pipe result = reaper::make_pipe();
+  const pid_t observer = ::fork();
+  if (observer == 0) {
+    char c;
+    if (::read(running.read.get(), &c, 1) != 1) ::_exit(1);
+    std::string seen = "no group held the case";
+    for (const auto& group : fs::directory_iterator(v1 + own)) {
+      if (group.path().filename().string().rfind("reapcheck-case-", 0) != 0) continue;
+      if (reaper::read_file(group.path() / "pids.current") == "0\n") continue;
+      seen = reaper::read_file(group.path() / "pids.max");
+    }
+    (void)!::write(result.write.get(), seen.data(), seen.size());
+    (void)!::write(checked.write.get(), "c", 1);
+    ::_exit(0);
+  }
+  checked.write.reset();
+  result.write.reset();
+  run([&] {
+    (void)!::write(running.write.get(), "r", 1);
+    char c;
+    return std::to_string(::read(checked.read.get(), &c, 1));  // the observer has looked
+  });
+  int status = 0;
+  ::waitpid(observer, &status, 0);
+  char buf[64];
+  const ssize_t n = ::read(result.read.get(), buf, sizeof buf);
+  const std::string limit = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+  EXPECT_EQ(limit, "8192\n");
 }
 
 }  // namespace
