@@ -67,14 +67,15 @@ started+=($!)
 read -r _ <"$work/listening"
 
 files=("/tmp/$mark.escaped" "$work/escaped" "$shared/escaped")
-escape() { # CANARY: the script's arguments
-  echo "$src/tests/e2e/escape_reaper.sh $home/$mark-$1 $mark-$1 /run/$mark.sock $work/host.sock" \
-    "-- ${files[*]}"
+escape() { # CANARY: the script and its arguments, in $args
+  args=("$src/tests/e2e/escape_reaper.sh" "$home/$mark-$1" "$mark-$1" "/run/$mark.sock"
+    "$work/host.sock" -- "${files[@]}")
 }
 
 # Inside: every attempt blocked, the canary alive, nothing written, the tree still killed.
+escape in
 "$bin" run --scenario plain-child --expect-pass --json "$work/in.json" \
-  --reaper "exec:sh $(escape in); /bin/kill -KILL -- -{pgid}" >"$work/in.out" 2>&1 ||
+  --reaper "exec:sh ${args[*]}; /bin/kill -KILL -- -{pgid}" >"$work/in.out" 2>&1 ||
   fail "the sandboxed run did not pass: $(tail -n 5 "$work/in.out")"
 steps=$(jq -r '.cases[0].reaper_steps[]' "$work/in.json" 2>/dev/null)
 echo "$steps"
@@ -91,7 +92,8 @@ alive "$canary_in" || fail "the canary in a host cgroup died"
 for f in "${files[@]}"; do [ ! -e "$f" ] || fail "the case wrote $f on the host"; done
 
 # The negative control: the same script on the host reaches each target.
-out=$(sh $(escape out) 2>&1)
+escape out
+out=$(sh "${args[@]}" 2>&1)
 echo "$out"
 for what in "cgroup.kill" /proc "socket /run" "socket $work" "write"; do
   grep -F "escape $what" <<<"$out" | grep -q ': reached' ||
