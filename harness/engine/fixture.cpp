@@ -46,10 +46,14 @@ namespace {
 // (large, installed by set-up) is a folder of the worktree's own whose entries link to the
 // installed ones: tools write their caches there (Vite's .vite-temp), never into the fixtures,
 // which the sandbox shows read-only and every case shares.
+// Its dot-entries are npm's and tools' own (caches such as .vite, left there by a run that wrote
+// into the fixtures): only .bin, the packages' commands, is linked.
 void link_modules(const std::filesystem::path& modules, const std::filesystem::path& target) {
   std::filesystem::create_directory(target);
   for (const auto& entry : std::filesystem::directory_iterator(modules)) {
-    std::filesystem::create_directory_symlink(entry.path(), target / entry.path().filename());
+    const std::string name = entry.path().filename().string();
+    if (name.front() == '.' && name != ".bin") continue;
+    std::filesystem::create_directory_symlink(entry.path(), target / name);
   }
 }
 
