@@ -62,7 +62,7 @@ check "unknown reaper lists the valid ones" $?
 
 run 2 "$bin" run --scenario nope
 check "unknown scenario exits 2" $?
-grep -q "unknown scenario 'nope' (scenarios in .*setsid-escape" "$work/err"
+grep -q "unknown scenario 'nope' .*(scenarios in .*setsid-escape" "$work/err"
 check "unknown scenario lists the valid ones" $?
 
 mkdir -p "$work/bad"
