@@ -15,6 +15,7 @@
 #include "harness/model/result_json.h"
 #include "harness/model/text.h"
 #include "harness/sandbox/cgroup_area.h"
+#include "harness/sandbox/pids_group.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/support/interrupt.h"
 #include "harness/support/paths.h"
@@ -34,11 +35,13 @@ constexpr int kRaceAttempts = 3;
 void reclaim_leftovers() {
   const int scratch = ScratchDir::reclaim_abandoned();
   const int cgroups = CgroupArea::reclaim_abandoned();
-  if (scratch + cgroups > 0) {
+  const int pids = PidsGroup::reclaim_abandoned();
+  if (scratch + cgroups + pids > 0) {
     fmt::print(stderr,
                "reapcheck: removed what killed runs left: {} scratch director{}, {} cgroup "
-               "area{}\n",
-               scratch, scratch == 1 ? "y" : "ies", cgroups, cgroups == 1 ? "" : "s");
+               "area{}, {} pids group{}\n",
+               scratch, scratch == 1 ? "y" : "ies", cgroups, cgroups == 1 ? "" : "s", pids,
+               pids == 1 ? "" : "s");
   }
 }
 

@@ -38,20 +38,42 @@ std::string own_pids_group() {
   return {};
 }
 
+constexpr std::string_view kPrefix = "reapcheck-case-";
+
+// The folder the groups are made in; empty where there is no v1 pids hierarchy of ours.
+std::string parent_group() {
+  const std::string mount = pids_v1_mount();
+  return mount.empty() || ::geteuid() != 0 ? std::string() : mount + own_pids_group();
+}
+
 }  // namespace
 
 PidsGroup::PidsGroup(int limit) {
-  const std::string mount = pids_v1_mount();
-  if (mount.empty() || ::geteuid() != 0) return;
-  std::string pattern = mount + own_pids_group() + "/reapcheck-case-XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) return;  // not ours to write: no v1 bound
+  const std::string parent = parent_group();
+  if (parent.empty()) return;
   try {
-    reaper::write_file(pattern + "/pids.max", std::to_string(limit));
+    dir_.emplace(parent, kPrefix);
   } catch (const std::exception&) {
-    ::rmdir(pattern.c_str());
+    return;  // not ours to write: no v1 bound
+  }
+  const std::string group = dir_->path().string();
+  try {
+    reaper::write_file(group + "/pids.max", std::to_string(limit));
+  } catch (const std::exception&) {
+    ::rmdir(group.c_str());
     throw;
   }
-  path_ = pattern;
+  path_ = group;
+}
+
+int PidsGroup::reclaim_abandoned() {
+  const std::string parent = parent_group();
+  if (parent.empty()) return 0;
+  int removed = 0;
+  for (const OwnedDir& group : OwnedDir::abandoned(parent, kPrefix)) {
+    removed += ::rmdir(group.path().c_str()) == 0 ? 1 : 0;  // a killed run's case dies with it
+  }
+  return removed;
 }
 
 PidsGroup::~PidsGroup() {

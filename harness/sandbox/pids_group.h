@@ -5,7 +5,10 @@
 // hierarchy is the host's, read-only and root's).
 #pragma once
 
+#include <optional>
 #include <string>
+
+#include "harness/sandbox/owned_dir.h"
 
 namespace reapcheck {
 
@@ -22,7 +25,12 @@ class PidsGroup {
   // The group's directory; empty when there is none.
   const std::string& path() const { return path_; }
 
+  // Removes the groups of runs that died without removing theirs (held, like the scratch
+  // directories, by an flock for as long as their run lives); returns how many.
+  static int reclaim_abandoned();
+
  private:
+  std::optional<OwnedDir> dir_;
   std::string path_;
 };
 

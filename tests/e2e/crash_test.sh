@@ -36,6 +36,10 @@ mapfile -t scratch < <(find "$work/tmp" -maxdepth 1 -name "reapcheck-$killed-*")
 mount_point=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 home=$mount_point$(sed -n 's/^0:://p' /proc/self/cgroup)
 mapfile -t areas < <(find "$home" -maxdepth 1 -name "reapcheck-run-$killed-*" 2>/dev/null)
+# Where pids is a cgroup v1 controller, the case's pids group too.
+pids_home=/sys/fs/cgroup/pids$(sed -n 's/^[0-9]*:pids://p' /proc/self/cgroup)
+mapfile -t areas -O "${#areas[@]}" < <(find "$pids_home" -maxdepth 1 \
+  -name "reapcheck-case-$killed-*" 2>/dev/null)
 
 kill -s KILL "$killed"
 wait "$killed" 2>/dev/null
@@ -66,5 +70,5 @@ flock "$work/tmp/reapcheck-12-abcdef" sh -c "TMPDIR=$work/tmp '$bin' run -q -j 1
 [ -d "$work/tmp/reapcheck-notes" ] || fail "a user's reapcheck-notes directory was removed"
 [ -d "$work/tmp/reapcheck-12-abcdef" ] || fail "a held directory was removed"
 
-echo "crash: ${#scratch[@]} scratch director(ies) and ${#areas[@]} cgroup area(s) of a SIGKILLed run; $failures failure(s)"
+echo "crash: ${#scratch[@]} scratch director(ies) and ${#areas[@]} cgroup area(s) or pids group(s) of a SIGKILLed run; $failures failure(s)"
 [ "$failures" -eq 0 ]
