@@ -15,9 +15,11 @@
 #include "harness/model/result_json.h"
 #include "harness/model/text.h"
 #include "harness/sandbox/cgroup_area.h"
+#include "harness/sandbox/pids_group.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/support/interrupt.h"
 #include "harness/support/paths.h"
+#include "reaper/os/cgroup_fs.h"
 
 namespace reapcheck {
 namespace {
@@ -33,11 +35,13 @@ constexpr int kRaceAttempts = 3;
 void reclaim_leftovers() {
   const int scratch = ScratchDir::reclaim_abandoned();
   const int cgroups = CgroupArea::reclaim_abandoned();
-  if (scratch + cgroups > 0) {
+  const int pids = PidsGroup::reclaim_abandoned();
+  if (scratch + cgroups + pids > 0) {
     fmt::print(stderr,
                "reapcheck: removed what killed runs left: {} scratch director{}, {} cgroup "
-               "area{}\n",
-               scratch, scratch == 1 ? "y" : "ies", cgroups, cgroups == 1 ? "" : "s");
+               "area{}, {} pids group{}\n",
+               scratch, scratch == 1 ? "y" : "ies", cgroups, cgroups == 1 ? "" : "s", pids,
+               pids == 1 ? "" : "s");
   }
 }
 
@@ -53,10 +57,14 @@ CaseResult observe_sandboxed(const Scenario& scenario, const ReaperChoice& reape
   ScratchDir scratch;
   const SandboxOptions sandbox{options.ready + options.grace + options.reaper_deadline +
                                    options.settle + std::chrono::milliseconds(5000),
-                               scratch.path()};
+                               scratch.path(), harness_paths(), shared_paths(),
+                               options.cgroup_parent};
   SandboxOutcome outcome = run_in_sandbox(
       [&] {
-        return json_text(nlohmann::json(observe_case(scenario, reaper, options, scratch.path())));
+        // The case's delegated cgroup is, through its cgroup namespace, the root of what it sees.
+        CaseOptions inside = options;
+        if (!inside.cgroup_parent.empty()) inside.cgroup_parent = reaper::cgroup_home();
+        return json_text(nlohmann::json(observe_case(scenario, reaper, inside, scratch.path())));
       },
       sandbox);
   switch (outcome.status) {

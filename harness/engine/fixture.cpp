@@ -43,7 +43,20 @@ nlohmann::json tree_spec(const TreeNode& node) {
 namespace {
 
 // A command agent's package goes into the worktree, as a checkout would hold it. node_modules
-// (large, installed by set-up) is linked rather than copied.
+// (large, installed by set-up) is a folder of the worktree's own whose entries link to the
+// installed ones: tools write their caches there (Vite's .vite-temp), never into the fixtures,
+// which the sandbox shows read-only and every case shares.
+// Its dot-entries are npm's and tools' own (caches such as .vite, left there by a run that wrote
+// into the fixtures): only .bin, the packages' commands, is linked.
+void link_modules(const std::filesystem::path& modules, const std::filesystem::path& target) {
+  std::filesystem::create_directory(target);
+  for (const auto& entry : std::filesystem::directory_iterator(modules)) {
+    const std::string name = entry.path().filename().string();
+    if (name.front() == '.' && name != ".bin") continue;
+    std::filesystem::create_directory_symlink(entry.path(), target / name);
+  }
+}
+
 void copy_package(const std::filesystem::path& package, const std::filesystem::path& worktree) {
   namespace fs = std::filesystem;
   if (!fs::is_directory(package)) {
@@ -52,7 +65,7 @@ void copy_package(const std::filesystem::path& package, const std::filesystem::p
   for (const auto& entry : fs::directory_iterator(package)) {
     const auto target = worktree / entry.path().filename();
     if (entry.path().filename() == "node_modules") {
-      fs::create_directory_symlink(entry.path(), target);
+      link_modules(entry.path(), target);
     } else {
       fs::copy(entry.path(), target, fs::copy_options::recursive);
     }

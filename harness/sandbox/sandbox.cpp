@@ -1,26 +1,21 @@
 #include "harness/sandbox/sandbox.h"
 
 #include <fcntl.h>
-#include <net/if.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/mount.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <optional>
 
+#include "harness/sandbox/case_cgroup.h"
+#include "harness/sandbox/pids_group.h"
+#include "harness/sandbox/warden.h"
 #include "harness/support/interrupt.h"
-#include "harness/support/write_all.h"
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/sys_error.h"
@@ -33,76 +28,27 @@ namespace {
 
 using reaper::UniqueFd;
 
-// Room for the largest scenario (1,000 members and their fork storms) with margin.
-constexpr int kSandboxPidMax = 8192;
-
-void bring_loopback_up() {
-  UniqueFd s(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-  if (!s) reaper::throw_sys("socket");
-  ifreq ifr{};
-  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
-  if (::ioctl(s.get(), SIOCGIFFLAGS, &ifr) < 0) reaper::throw_sys("SIOCGIFFLAGS lo");
-  ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-  if (::ioctl(s.get(), SIOCSIFFLAGS, &ifr) < 0) reaper::throw_sys("SIOCSIFFLAGS lo");
-}
-
-// pid_max is per PID namespace from Linux 6.14 on; before that the same file is the host's
-// global limit, which the sandbox must never write.
-bool pid_max_is_per_namespace() {
-  utsname u{};
-  if (::uname(&u) != 0) return false;
-  int major = 0, minor = 0;
-  if (std::sscanf(u.release, "%d.%d", &major, &minor) != 2) return false;
-  return major > 6 || (major == 6 && minor >= 14);
-}
-
-// Caps the number of processes a case can create, so a runaway tree (a fork storm under a bad
-// reaper) cannot exhaust the machine. Only ever written as PID 1 of our own namespace.
-void bound_pids() {
-  if (::getpid() != 1 || !pid_max_is_per_namespace()) return;
-  std::ofstream limit("/proc/sys/kernel/pid_max");
-  limit << kSandboxPidMax;  // best effort: a rootless sandbox may not be allowed to
-}
-
-// PID 1's set-up: private mounts, its own /proc, a session of its own (so the groups and
-// sessions of everything inside are visible inside), loopback up, scratch on tmpfs.
-void enter(const SandboxOptions& options) {
-  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-    reaper::throw_sys("make / private");
+// A child of the harness that is ours to end: destruction kills and reaps it.
+class Child {
+ public:
+  explicit Child(pid_t pid) : pid_(pid) {
+    auto fd = reaper::pidfd_open(pid);
+    if (!fd) reaper::throw_sys("pidfd_open(sandbox)", ESRCH);
+    pidfd_ = std::move(*fd);
   }
-  if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
-    reaper::throw_sys("mount /proc");
+  ~Child() {
+    kill();
+    ::waitpid(pid_, nullptr, 0);
   }
-  if (!options.scratch.empty() &&
-      ::mount("tmpfs", options.scratch.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) {
-    reaper::throw_sys("mount tmpfs on " + options.scratch.string());
-  }
-  if (::setsid() < 0) reaper::throw_sys("setsid");
-  bring_loopback_up();
-  bound_pids();
-}
+  void kill() const { reaper::pidfd_try_signal(pidfd_.get(), SIGKILL); }  // fails once exited
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  int pidfd() const { return pidfd_.get(); }
 
-[[noreturn]] void child_main(const std::function<std::string()>& body,
-                             const SandboxOptions& options, int go_fd, int out_fd) {
-  unblock_interrupts();
-  // Die with the parent. The go byte closes the race where the parent died before this line:
-  // then the read below sees EOF instead of the byte.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  char go = 0;
-  if (::read(go_fd, &go, 1) != 1) ::_exit(1);
-  ::close(go_fd);
-  std::string result;
-  try {
-    enter(options);
-    result = body();
-  } catch (const std::exception& e) {
-    result = std::string("sandbox: ") + e.what();
-    write_all(out_fd, result);
-    ::_exit(3);
-  }
-  write_all(out_fd, result);
-  ::_exit(0);
-}
+ private:
+  pid_t pid_;
+  UniqueFd pidfd_;
+};
 
 pid_t clone_namespaces(int flags) {
   return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0));
@@ -129,7 +75,7 @@ std::optional<std::string> read_until_exit(int fd, std::chrono::steady_clock::ti
   }
 }
 
-// How PID 1 ended, with what it wrote: finished only when it exited 0.
+// How a stage ended, with what it wrote: finished only when it exited 0.
 SandboxOutcome outcome_of(int pidfd, std::string output) {
   siginfo_t info{};
   ::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED | WNOWAIT);
@@ -144,67 +90,105 @@ SandboxOutcome outcome_of(int pidfd, std::string output) {
   return {SandboxOutcome::Status::crashed, std::move(output)};
 }
 
+// The warden's report: PID 1's pid, or nothing when it failed before cloning it.
+std::optional<pid_t> read_pid_one(int fd) {
+  pid_t pid = 0;
+  ssize_t n = 0;
+  do {
+    n = ::read(fd, &pid, sizeof pid);
+  } while (n < 0 && errno == EINTR);
+  if (n == 0) return std::nullopt;
+  if (n != sizeof pid) reaper::throw_sys("read PID 1's pid from the warden");
+  return pid;
+}
+
+SandboxOutcome unavailable(bool rootless, int err) {
+  return {SandboxOutcome::Status::unavailable,
+          std::string("this machine cannot create the sandbox's namespaces (") +
+              (rootless ? "user, " : "") + "mount): " + std::strerror(err)};
+}
+
 }  // namespace
 
 SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
                               const SandboxOptions& options) {
   // Loaded here, once per process, so that every sandbox inherits the iterator rather than
-  // paying libbpf's load inside each case.
+  // paying libbpf's load inside each case: the case uses the iterator it is handed, and could
+  // not load one.
   reaper::task_iter_available();
   const bool rootless = ::geteuid() != 0;
-  int flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | (rootless ? CLONE_NEWUSER : 0);
+  const SandboxIds ids = rootless ? SandboxIds{0, 0} : SandboxIds{kSandboxHostId, kSandboxHostId};
+  std::optional<CaseCgroup> cgroup;
+  if (!options.cgroup_area.empty()) cgroup.emplace(options.cgroup_area, ids);
+  // Where pids.max cannot bound the case's cgroup, a v1 pids group does.
+  std::optional<PidsGroup> pids;
+  if (!cgroup || !cgroup->pids_bounded()) pids.emplace(kCasePidsMax);
+
   reaper::Pipe go = reaper::make_pipe();
+  reaper::Pipe pid_one = reaper::make_pipe();
+  reaper::Pipe case_go = reaper::make_pipe();
   reaper::Pipe out = reaper::make_pipe();
-  const uid_t uid = ::geteuid();
-  const gid_t gid = ::getegid();
+  const WardenPlan plan{HostView{options.scratch, options.visible, options.shared,
+                                 cgroup ? cgroup->path() : std::string(), ids},
+                        cgroup ? cgroup->path() : std::string(),
+                        pids ? pids->path() : std::string(),
+                        !rootless,
+                        go.read.get(),
+                        pid_one.write.get(),
+                        case_go.read.get(),
+                        out.write.get()};
 
   std::fflush(nullptr);  // the child must not flush our buffered output a second time
-  pid_t pid = clone_namespaces(flags);
-  if (pid < 0) {
+  const pid_t warden_pid = clone_namespaces(CLONE_NEWNS | (rootless ? CLONE_NEWUSER : 0));
+  if (warden_pid < 0) {
     const int err = errno;
     if (err == EPERM || err == EINVAL || err == ENOSPC || err == EUSERS) {
-      return {SandboxOutcome::Status::unavailable,
-              std::string("this machine cannot create the sandbox's namespaces (") +
-                  (rootless ? "user, " : "") + "PID, mount, network): " + std::strerror(err)};
+      return unavailable(rootless, err);
     }
-    reaper::throw_sys("clone the sandbox", err);
+    reaper::throw_sys("clone the sandbox's warden", err);
   }
-  if (pid == 0) {
+  if (warden_pid == 0) {
     go.write.reset();
+    pid_one.read.reset();
+    case_go.write.reset();
     out.read.reset();
-    child_main(body, options, go.read.get(), out.write.get());
+    run_warden(body, plan);
   }
   go.read.reset();
+  pid_one.write.reset();
+  case_go.read.reset();
   out.write.reset();
-  auto pidfd = reaper::pidfd_open(pid);
-  if (!pidfd) reaper::throw_sys("pidfd_open(sandbox)", ESRCH);
-
-  // From here on the child is ours to end: every exit path below kills and reaps it.
-  struct Reap {
-    pid_t pid;
-    int pidfd;
-    ~Reap() {
-      reaper::pidfd_try_signal(pidfd, SIGKILL);  // fails once it has exited
-      ::waitpid(pid, nullptr, 0);
-    }
-  } reap{pid, pidfd->get()};
+  Child warden(warden_pid);
 
   if (rootless) {
-    const std::string proc = "/proc/" + std::to_string(pid);
-    reaper::write_file(proc + "/uid_map", "0 " + std::to_string(uid) + " 1\n");
+    const std::string proc = "/proc/" + std::to_string(warden_pid);
+    reaper::write_file(proc + "/uid_map", "0 " + std::to_string(::geteuid()) + " 1\n");
     reaper::write_file(proc + "/setgroups", "deny\n");
-    reaper::write_file(proc + "/gid_map", "0 " + std::to_string(gid) + " 1\n");
+    reaper::write_file(proc + "/gid_map", "0 " + std::to_string(::getegid()) + " 1\n");
   }
-  if (::write(go.write.get(), "g", 1) != 1) reaper::throw_sys("start sandbox");
+  if (::write(go.write.get(), "g", 1) != 1) reaper::throw_sys("start the sandbox's warden");
 
-  std::optional<std::string> output =
-      read_until_exit(out.read.get(), std::chrono::steady_clock::now() + options.deadline);
+  const auto deadline = std::chrono::steady_clock::now() + options.deadline;
+  const std::optional<pid_t> pid = read_pid_one(pid_one.read.get());
+  if (!pid) {  // the warden failed; its reason is on `out`
+    return outcome_of(warden.pidfd(), read_until_exit(out.read.get(), deadline).value_or(""));
+  }
+  Child case_init(*pid);  // CLONE_PARENT made it our child: no one else can reap it
+  siginfo_t info{};
+  if (::waitid(P_PIDFD, static_cast<id_t>(warden.pidfd()), &info, WEXITED | WNOWAIT) != 0 ||
+      info.si_code != CLD_EXITED || info.si_status != 0) {
+    case_init.kill();  // it holds `out` open, waiting for a go that will not come
+    return outcome_of(warden.pidfd(), read_until_exit(out.read.get(), deadline).value_or(""));
+  }
+  if (::write(case_go.write.get(), "g", 1) != 1) reaper::throw_sys("start the sandbox");
+
+  std::optional<std::string> output = read_until_exit(out.read.get(), deadline);
   if (!output) {
     return {
         SandboxOutcome::Status::timed_out,
         "the sandbox did not finish within " + std::to_string(options.deadline.count()) + " ms"};
   }
-  return outcome_of(pidfd->get(), std::move(*output));
+  return outcome_of(case_init.pidfd(), std::move(*output));
 }
 
 namespace {

@@ -1,12 +1,16 @@
-// The sandbox: a function run as PID 1 of fresh PID, mount and network namespaces (and a user
-// namespace when not root). Nothing inside can see or signal a host process, and when PID 1
-// returns — or its parent dies — the kernel kills everything left inside.
+// The sandbox: a function run as PID 1 of fresh user, PID, mount, network and cgroup namespaces.
+// As root, the user namespace maps its root to an unprivileged host id (sandbox_ids.h); rootless,
+// to the invoking user. Nothing inside can see or signal a host process, reach a host Unix
+// socket, or write the host's files or cgroups outside what it is handed (host_view.h,
+// case_cgroup.h); when PID 1 returns — or the harness dies — the kernel kills everything left
+// inside. warden.h says how it is built.
 #pragma once
 
 #include <chrono>
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "harness/sandbox/owned_dir.h"
 
@@ -23,6 +27,13 @@ struct SandboxOptions {
   // A host directory that becomes a private tmpfs inside; the body's scratch space. It stays
   // empty on the host and is removed afterwards.
   std::filesystem::path scratch;
+  // Host paths the case reads (the build, the fixtures), kept visible read-only where a private
+  // tmpfs would hide them (a checkout under /tmp).
+  std::vector<std::filesystem::path> visible;
+  // Host directories the case may write (REAPCHECK_SHARE): the only writable host paths inside.
+  std::vector<std::filesystem::path> shared;
+  // The run's cgroup area: the case gets a delegated group of its own there. Empty: none.
+  std::string cgroup_area;
 };
 
 // Runs `body` inside the sandbox and returns its string. `body` runs in a forked child: it

@@ -42,6 +42,37 @@ std::string helper_path(const std::string& name) {
   return (own_dir().parent_path() / "libexec" / "reapcheck" / name).string();
 }
 
+std::vector<std::filesystem::path> harness_paths() {
+  std::vector<std::filesystem::path> paths;
+  const auto add = [&](const std::filesystem::path& p) {
+    std::error_code ec;
+    auto real = std::filesystem::canonical(p, ec);
+    if (!ec) paths.push_back(std::move(real));
+  };
+  add(own_dir().parent_path());  // PREFIX, or the build tree
+  // The fixtures, and beside them (in a build tree, the checkout) the scripts presets and tests
+  // name; through share/'s symbolic links, wherever they are.
+  std::error_code ec;
+  const auto fixtures = std::filesystem::canonical(fixtures_dir(), ec);
+  if (!ec) add(fixtures.parent_path());
+  add(default_scenarios_dir());
+  if (const char* libexec = std::getenv("REAPCHECK_LIBEXEC")) add(libexec);
+  add(std::filesystem::current_path());
+  return paths;
+}
+
+std::vector<std::filesystem::path> shared_paths() {
+  std::vector<std::filesystem::path> paths;
+  const char* share = std::getenv("REAPCHECK_SHARE");
+  std::istringstream dirs(share != nullptr ? share : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    std::error_code ec;
+    auto real = std::filesystem::canonical(dir, ec);
+    if (!ec && std::filesystem::is_directory(real)) paths.push_back(std::move(real));
+  }
+  return paths;
+}
+
 std::string find_in_path(const std::string& program) {
   if (program.find('/') != std::string::npos) {
     return ::access(program.c_str(), X_OK) == 0 ? program : std::string();

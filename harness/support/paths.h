@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace reapcheck {
 
@@ -21,6 +22,16 @@ std::filesystem::path fixtures_dir();
 // A helper program: REAPCHECK_LIBEXEC/NAME when set, else beside the reapcheck binary (a build
 // tree), else PREFIX/libexec/reapcheck/NAME (an installed copy).
 std::string helper_path(const std::string& name);
+
+// What a sandboxed case must still reach of the host, read-only: PREFIX (or the build tree), the
+// fixtures and the folder holding them (in a build tree, the checkout), the scenarios, libexec
+// and the working directory. Canonical; the ones that do not exist are left out.
+std::vector<std::filesystem::path> harness_paths();
+
+// The directories REAPCHECK_SHARE names (colon-separated), canonical: the only host paths a
+// sandboxed case may write, for an exec: reaper that must leave something on the host (a test's
+// marker file). Ones that are not directories are left out.
+std::vector<std::filesystem::path> shared_paths();
 
 // The absolute path of `program` found in PATH; empty when absent.
 std::string find_in_path(const std::string& program);

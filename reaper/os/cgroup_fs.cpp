@@ -15,9 +15,6 @@
 
 namespace reaper {
 
-namespace {
-
-// The cgroup2 mount point, from this process's mountinfo; empty when there is none.
 std::string cgroup2_mount() {
   std::ifstream mounts("/proc/self/mountinfo");
   std::string line, mount_point;
@@ -31,6 +28,8 @@ std::string cgroup2_mount() {
   }
   return mount_point;
 }
+
+namespace {
 
 // The cgroup `proc_cgroup` (a /proc/<pid>/cgroup file) names on `mount`; `mount` itself when it
 // names none.

@@ -8,6 +8,9 @@
 
 namespace reaper {
 
+// Where cgroup2 is mounted, from this process's mountinfo; empty when it is not.
+std::string cgroup2_mount();
+
 // This process's own cgroup on the cgroup2 mount; empty
 // when no cgroup2 hierarchy is mounted.
 std::string cgroup_home();

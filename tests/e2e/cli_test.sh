@@ -426,11 +426,14 @@ run 0 "$bin" run --scenario plain-child --reaper pgroup -q --out "$work/new/out"
 check "--out creates the folder it names" $?
 # A write that fails after the run (here the reaper itself puts a folder where junit.xml goes):
 # the matrix is printed, the other files written, the failure named, exit 2, no temporary left.
-run 2 "$bin" run --scenario plain-child --reaper "exec:mkdir $work/late.xml; /bin/kill -KILL -- -{pgid}" \
-  --junit "$work/late.xml" --json "$work/late.json"
+# The reaper writes on the host only in the folder handed to it.
+mkdir -m 1777 "$work/share"
+run 2 env REAPCHECK_SHARE="$work/share" "$bin" run --scenario plain-child \
+  --reaper "exec:mkdir $work/share/late.xml; /bin/kill -KILL -- -{pgid}" \
+  --junit "$work/share/late.xml" --json "$work/late.json"
 check "a report that cannot be written after the run exits 2" $?
 grep -q "plain-child" "$work/out" && [ -s "$work/late.json" ] &&
-  grep -q "cannot write $work/late.xml" "$work/err" && [ ! -e "$work/late.xml.tmp" ]
+  grep -q "cannot write $work/share/late.xml" "$work/err" && [ ! -e "$work/share/late.xml.tmp" ]
 check "the matrix is printed, the other report kept, the failure named, nothing half-written" $?
 # A report path that is not a regular file (a pipe, /dev/stdout) is written into, not replaced.
 mkfifo "$work/pipe.json"

@@ -19,14 +19,16 @@ fail() {
 }
 
 mkdir "$work/tmp"
-mkfifo "$work/started"
-# The reaper: says it is running, then waits on a FIFO nobody ever writes.
-mkfifo "$work/never"
-TMPDIR=$work/tmp "$bin" run -q -j 1 --scenario plain-child \
-  --reaper "exec:sh -c 'echo up >$work/started; read x <$work/never'" --json "$work/killed.json" \
+# The reaper: says it is running, then waits on a FIFO nobody ever writes; both in a folder
+# handed to the sandbox (REAPCHECK_SHARE), for the sandbox's uid.
+mkdir -m 1777 "$work/share"
+mkfifo -m 666 "$work/share/started" "$work/share/never"
+TMPDIR=$work/tmp REAPCHECK_SHARE=$work/share "$bin" run -q -j 1 --scenario plain-child \
+  --reaper "exec:sh -c 'echo up >$work/share/started; read x <$work/share/never'" \
+  --json "$work/killed.json" \
   >"$work/killed.out" 2>&1 &
 killed=$!
-read -r _ <"$work/started"
+read -r _ <"$work/share/started"
 
 # What the run holds now, as a user would find it.
 mapfile -t scratch < <(find "$work/tmp" -maxdepth 1 -name "reapcheck-$killed-*")
@@ -34,6 +36,10 @@ mapfile -t scratch < <(find "$work/tmp" -maxdepth 1 -name "reapcheck-$killed-*")
 mount_point=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 home=$mount_point$(sed -n 's/^0:://p' /proc/self/cgroup)
 mapfile -t areas < <(find "$home" -maxdepth 1 -name "reapcheck-run-$killed-*" 2>/dev/null)
+# Where pids is a cgroup v1 controller, the case's pids group too.
+pids_home=/sys/fs/cgroup/pids$(sed -n 's/^[0-9]*:pids://p' /proc/self/cgroup)
+mapfile -t areas -O "${#areas[@]}" < <(find "$pids_home" -maxdepth 1 \
+  -name "reapcheck-case-$killed-*" 2>/dev/null)
 
 kill -s KILL "$killed"
 wait "$killed" 2>/dev/null
@@ -64,5 +70,5 @@ flock "$work/tmp/reapcheck-12-abcdef" sh -c "TMPDIR=$work/tmp '$bin' run -q -j 1
 [ -d "$work/tmp/reapcheck-notes" ] || fail "a user's reapcheck-notes directory was removed"
 [ -d "$work/tmp/reapcheck-12-abcdef" ] || fail "a held directory was removed"
 
-echo "crash: ${#scratch[@]} scratch director(ies) and ${#areas[@]} cgroup area(s) of a SIGKILLed run; $failures failure(s)"
+echo "crash: ${#scratch[@]} scratch director(ies) and ${#areas[@]} cgroup area(s) or pids group(s) of a SIGKILLed run; $failures failure(s)"
 [ "$failures" -eq 0 ]

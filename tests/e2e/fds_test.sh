@@ -10,6 +10,8 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 
 mkdir "$work/scenarios"
+# The listings are written from inside the sandbox: into a folder handed to it (REAPCHECK_SHARE).
+mkdir -m 1777 "$work/share"
 # The member lists its descriptors and stays; find's own (its cwd, the output, the listing)
 # are told apart by what they point to.
 list="cd / && find /proc/self/fd/ -mindepth 1 -maxdepth 1 -fprintf"
@@ -19,25 +21,25 @@ description = "A member that lists the file descriptors it was handed"
 role = "agent"
 [[tree.children]]
 role = "lister"
-exec = ["sh", "-c", "$list $work/agent '%f %l\\\\n'; exec sleep infinity"]
+exec = ["sh", "-c", "$list $work/share/agent '%f %l\\\\n'; exec sleep infinity"]
 TOML
 
 exec 7>"$work/inherited"
-"$bin" --scenarios "$work/scenarios" run -q --scenario lister \
-  --reaper "exec:sh -c \"$list $work/reaper '%f %l\\n'\"" --json "$work/r.json" >"$work/out" 2>&1
+REAPCHECK_SHARE=$work/share "$bin" --scenarios "$work/scenarios" run -q --scenario lister \
+  --reaper "exec:sh -c \"$list $work/share/reaper '%f %l\\n'\"" --json "$work/r.json" >"$work/out" 2>&1
 exec 7>&-
 
 for who in agent reaper; do
-  if [ ! -s "$work/$who" ]; then
+  if [ ! -s "$work/share/$who" ]; then
     echo "FAIL: the $who listed no descriptors: $(cat "$work/out")" >&2
     failures=$((failures + 1))
     continue
   fi
   # Beyond 0-2, only find's own: the directory it lists, its output file, its cwd (a directory).
   extra=$(while read -r fd target; do
-    [ "$fd" -le 2 ] || [[ $target == /proc/* ]] || [ "$target" = "$work/$who" ] ||
+    [ "$fd" -le 2 ] || [[ $target == /proc/* ]] || [ "$target" = "$work/share/$who" ] ||
       [ -d "$target" ] || echo "fd $fd -> $target"
-  done <"$work/$who")
+  done <"$work/share/$who")
   if [ -n "$extra" ]; then
     echo "FAIL: the $who was handed: $extra" >&2
     failures=$((failures + 1))

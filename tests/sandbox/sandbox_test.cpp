@@ -29,9 +29,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
-SandboxOptions options(std::chrono::milliseconds deadline = 10s) {
+SandboxOptions options(std::chrono::milliseconds deadline = 10s,
+                       const std::filesystem::path& scratch = {}) {
   SandboxOptions o;
   o.deadline = deadline;
+  o.scratch = scratch;  // the body's only writable folder: /tmp inside is a tmpfs of its own
   return o;
 }
 
@@ -233,7 +235,7 @@ TEST(Bystanders, ReportCatchableSignalsWithSenderAndUncatchableOnesFromOutside) 
         }
         return s;
       },
-      options());
+      options(10s, scratch.path()));
   ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
   EXPECT_EQ(out.output, "termed:SIGTERM:1 killed:SIGKILL:0 stopped:SIGSTOP:0 ");
 }

@@ -1,0 +1,33 @@
+// What a case sees of the host's file systems. The warden (the sandbox's set-up stage) builds it in
+// a mount namespace of its own while it still holds the privilege, and the case lives in that
+// namespace without holding any privilege over it (its user namespace is a child of the one that
+// owns the mounts): it can mount and unmount nothing here, and in any mount namespace it makes of
+// its own the kernel locks every mount it copies, so it can neither unmount one to see what it
+// covers nor make a read-only one writable.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "harness/sandbox/sandbox_ids.h"
+
+namespace reapcheck {
+
+struct HostView {
+  std::filesystem::path scratch;               // a private tmpfs owned by the sandbox's root
+  std::vector<std::filesystem::path> visible;  // host paths that stay reachable, read-only
+  std::vector<std::filesystem::path> shared;   // host directories that stay reachable and writable
+  std::string cgroup;  // a host cgroup shown in place of the whole hierarchy; empty: none
+  SandboxIds ids;      // who owns the scratch tmpfs
+};
+
+// In the calling process's (fresh, unshared) mount namespace, one checked step after another:
+// private propagation; the host's /tmp, /var/tmp, /dev/shm and /run replaced by empty tmpfs (no
+// host file or Unix socket under them stays reachable) with `visible` and `shared` put back; the
+// scratch tmpfs; the cgroup; everything read-only and set-uid-free but those. Throws naming the
+// step that failed. The case's own /proc comes later (case_proc.h): its PID namespace does not
+// exist yet.
+void prepare_host_view(const HostView& view);
+
+}  // namespace reapcheck

@@ -1,0 +1,95 @@
+#include "harness/sandbox/pid_one.h"
+
+#include <net/if.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "harness/sandbox/case_cgroup.h"
+#include "harness/sandbox/sandbox_ids.h"
+#include "harness/support/interrupt.h"
+#include "harness/support/write_all.h"
+#include "reaper/os/sys_error.h"
+#include "reaper/os/unique_fd.h"
+
+namespace reapcheck {
+namespace {
+
+void bring_loopback_up() {
+  reaper::UniqueFd s(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (!s) reaper::throw_sys("socket");
+  ifreq ifr{};
+  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+  if (::ioctl(s.get(), SIOCGIFFLAGS, &ifr) < 0) reaper::throw_sys("SIOCGIFFLAGS lo");
+  ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+  if (::ioctl(s.get(), SIOCSIFFLAGS, &ifr) < 0) reaper::throw_sys("SIOCSIFFLAGS lo");
+}
+
+// pid_max is per PID namespace from Linux 6.14 on; before that the same file is the host's
+// global limit, which the sandbox must never write.
+bool pid_max_is_per_namespace() {
+  utsname u{};
+  if (::uname(&u) != 0) return false;
+  int major = 0, minor = 0;
+  if (std::sscanf(u.release, "%d.%d", &major, &minor) != 2) return false;
+  return major > 6 || (major == 6 && minor >= 14);
+}
+
+// Caps the number of processes a case can create, so a runaway tree (a fork storm under a bad
+// reaper) cannot exhaust the machine even where the case's cgroup has no pids.max. Only ever
+// written as PID 1 of our own namespace.
+void bound_pids() {
+  if (::getpid() != 1 || !pid_max_is_per_namespace()) return;
+  std::ofstream limit("/proc/sys/kernel/pid_max");
+  limit << kCasePidsMax;  // best effort: a rootless sandbox may not be allowed to
+}
+
+// Dies with the harness, or exits now if it has died already: its end of `go_fd` is then closed.
+void die_with_harness(int go_fd) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  pollfd p{go_fd, 0, 0};
+  if (::poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR))) ::_exit(1);
+}
+
+void enter(int go_fd) {
+  become_namespace_root();
+  die_with_harness(go_fd);  // a change of uid clears the parent-death signal
+  // It also makes the process undumpable, which would hide its /proc files from the case's own
+  // uid (a preset's guard reads /proc/1/exe) and pass on to every child forked without an exec.
+  if (::prctl(PR_SET_DUMPABLE, 1) != 0) reaper::throw_sys("PR_SET_DUMPABLE");
+  if (::setsid() < 0) reaper::throw_sys("setsid");
+  bring_loopback_up();
+  bound_pids();
+}
+
+}  // namespace
+
+void run_pid_one(const std::function<std::string()>& body, int go_fd, int out_fd) {
+  unblock_interrupts();
+  // Die with the harness. The go byte, which the harness sends only once it holds this
+  // process's pidfd, closes the race where the harness died before this line.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  char go = 0;
+  if (::read(go_fd, &go, 1) != 1) ::_exit(1);
+  std::string result;
+  try {
+    enter(go_fd);
+    ::close(go_fd);
+    result = body();
+  } catch (const std::exception& e) {
+    write_all(out_fd, std::string("sandbox: ") + e.what());
+    ::_exit(3);
+  }
+  write_all(out_fd, result);
+  ::_exit(0);
+}
+
+}  // namespace reapcheck

@@ -1,0 +1,165 @@
+// What the sandbox keeps from the host as root (issue 17): an unprivileged id, a read-only host,
+// private temporary directories, a /proc that cannot be taken away, a cgroup of its own. Run, like
+// the other sandbox tests, inside `unshare --pid --fork --mount-proc`.
+#include <errno.h>
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "harness/sandbox/cgroup_area.h"
+#include "harness/sandbox/sandbox.h"
+#include "harness/sandbox/sandbox_ids.h"
+#include "reaper/os/cgroup_fs.h"
+#include "reaper/os/pidfd.h"
+#include "reaper/os/read_file.h"
+
+namespace reapcheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+SandboxOptions options() {
+  SandboxOptions o;
+  o.deadline = std::chrono::seconds(10);
+  return o;
+}
+
+std::string run(const std::function<std::string()>& body, const SandboxOptions& o = options()) {
+  auto out = run_in_sandbox(body, o);
+  EXPECT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
+  return out.output;
+}
+
+// errno of `op` in a child (so PID 1 keeps its own namespaces), or 0.
+int in_child(const std::function<int()>& op) {
+  const pid_t p = ::fork();
+  if (p == 0) ::_exit(op() == 0 ? 0 : errno);
+  int status = 0;
+  ::waitpid(p, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(Confinement, RootIsAnUnprivilegedHostId) {
+  if (::geteuid() != 0) GTEST_SKIP() << "rootless: root maps to the invoking user";
+  const std::string map = run([] {
+    std::istringstream in(reaper::read_file("/proc/self/uid_map"));
+    long inside = -1, outside = -1, count = -1;
+    in >> inside >> outside >> count;
+    return std::to_string(::getuid()) + " " + std::to_string(inside) + " " +
+           std::to_string(outside) + " " + std::to_string(count);
+  });
+  EXPECT_EQ(map, "0 0 " + std::to_string(kSandboxHostId) + " 1");
+}
+
+TEST(Confinement, HostFilesAreReadOnlyAndTemporaryDirectoriesPrivate) {
+  char host_file[] = "/tmp/reapcheck-confinement-XXXXXX";
+  const int fd = ::mkstemp(host_file);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  ScratchDir scratch;
+  SandboxOptions o = options();
+  o.scratch = scratch.path();
+  const std::string seen = run(
+      [&] {
+        std::string s = fs::exists(host_file) ? "host-tmp-visible" : "host-tmp-hidden";
+        s += std::ofstream("/tmp/inside") ? " tmp-writable" : " tmp-unwritable";
+        s += ::mkdir("/var/lib/reapcheck-escape", 0700) != 0 && errno == EROFS ? " host-ro"
+                                                                               : " host-rw";
+        s += std::ofstream(scratch.path() / "file") ? " scratch-writable" : " scratch-unwritable";
+        return s;
+      },
+      o);
+  EXPECT_EQ(seen, "host-tmp-hidden tmp-writable host-ro scratch-writable");
+  EXPECT_FALSE(fs::exists("/tmp/inside"));
+  EXPECT_FALSE(fs::exists(scratch.path() / "file")) << "the scratch is a tmpfs of the case's";
+  ::unlink(host_file);
+}
+
+TEST(Confinement, ProcCannotBeUnmountedToShowTheHosts) {
+  const std::string errors = run([] {
+    const int here = in_child([] { return ::umount2("/proc", MNT_DETACH); });
+    const int own_namespace =
+        in_child([] { return ::unshare(CLONE_NEWNS) != 0 ? -1 : ::umount2("/proc", MNT_DETACH); });
+    return std::to_string(here) + " " + std::to_string(own_namespace);
+  });
+  // EPERM: no privilege over the warden's mount namespace; EINVAL: a copied mount is locked.
+  EXPECT_EQ(errors, std::to_string(EPERM) + " " + std::to_string(EINVAL));
+}
+
+TEST(Confinement, TheCaseCgroupIsDelegatedAndTheHostsOutOfReach) {
+  CgroupArea area;
+  if (area.path().empty()) GTEST_SKIP() << "no writable cgroup v2 here";
+  SandboxOptions o = options();
+  o.cgroup_area = area.path();
+  const std::string seen = run(
+      [&] {
+        const std::string home = reaper::cgroup_home();
+        std::string s = home == reaper::cgroup2_mount() ? "root" : "not-root:" + home;
+        s += fs::exists(area.path()) ? " area-visible" : " area-hidden";
+        s += ::mkdir((home + "/sub").c_str(), 0755) == 0 ? " mkdir" : " no-mkdir";
+        std::ofstream procs(home + "/sub/cgroup.procs");
+        procs << "0\n";
+        procs.close();
+        s += procs && reaper::cgroup_of(::getpid()) == home + "/sub" ? " moved" : " not-moved";
+        return s;
+      },
+      o);
+  EXPECT_EQ(seen, "root area-hidden mkdir moved");
+}
+
+// Where pids is a cgroup v1 controller only (as here), a v1 group bounds the case: while the body
+// runs, one of the harness's reapcheck-case-* groups holds it, with pids.max set (the case itself
+// may not read the group).
+TEST(Confinement, ProcessesAreBoundedWherePidsIsACgroupV1Controller) {
+  const std::string v1 = "/sys/fs/cgroup/pids";
+  if (::geteuid() != 0 || !fs::exists(v1 + "/cgroup.procs")) GTEST_SKIP() << "no v1 pids here";
+  std::string own;
+  std::istringstream lines(reaper::read_file("/proc/self/cgroup"));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(":pids:") != std::string::npos) own = line.substr(line.find(":pids:") + 6);
+  }
+  // The observer is a process, not a thread: the sandbox is cloned from this process, and a
+  // clone from a multi-threaded one can inherit a lock another thread held.
+  reaper::Pipe running = reaper::make_pipe();
+  reaper::Pipe checked = reaper::make_pipe();
+  reaper::Pipe result = reaper::make_pipe();
+  const pid_t observer = ::fork();
+  if (observer == 0) {
+    char c;
+    if (::read(running.read.get(), &c, 1) != 1) ::_exit(1);
+    std::string seen = "no group held the case";
+    for (const auto& group : fs::directory_iterator(v1 + own)) {
+      if (group.path().filename().string().rfind("reapcheck-case-", 0) != 0) continue;
+      if (reaper::read_file(group.path() / "pids.current") == "0\n") continue;
+      seen = reaper::read_file(group.path() / "pids.max");
+    }
+    (void)!::write(result.write.get(), seen.data(), seen.size());
+    (void)!::write(checked.write.get(), "c", 1);
+    ::_exit(0);
+  }
+  checked.write.reset();
+  result.write.reset();
+  run([&] {
+    (void)!::write(running.write.get(), "r", 1);
+    char c;
+    return std::to_string(::read(checked.read.get(), &c, 1));  // the observer has looked
+  });
+  int status = 0;
+  ::waitpid(observer, &status, 0);
+  char buf[64];
+  const ssize_t n = ::read(result.read.get(), buf, sizeof buf);
+  const std::string limit = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+  EXPECT_EQ(limit, "8192\n");
+}
+
+}  // namespace
+}  // namespace reapcheck
