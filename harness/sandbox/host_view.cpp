@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,6 +35,37 @@ bool hidden_by_private(const fs::path& path) {
     if (is_below(path, dir)) return true;
   }
   return false;
+}
+
+// Whether the case's id, an unprivileged one, may pass through `dir` (a checkout in a 0700
+// `mktemp -d` or in root's home may not).
+bool others_may_enter(const fs::path& dir) {
+  struct stat st {};
+  return ::stat(dir.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) != 0;
+}
+
+// What to keep of `path` so that the case can reach it: the folder, or, where the case may not
+// enter it, the folders in it that it may.
+std::vector<fs::path> reachable_parts(const fs::path& path) {
+  if (others_may_enter(path)) return {path};
+  std::vector<fs::path> parts;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(path, ec)) {
+    if (entry.is_directory(ec) && others_may_enter(entry.path())) parts.push_back(entry.path());
+  }
+  return parts;
+}
+
+// The topmost folder above `path` that the case may not enter, or empty: it is covered by an
+// empty tmpfs, and `path` put back inside, as the private folders are.
+fs::path closed_ancestor(const fs::path& path) {
+  fs::path prefix;
+  for (auto it = path.begin(); it != path.end(); ++it) {
+    prefix /= *it;
+    if (std::next(it) == path.end()) break;
+    if (!others_may_enter(prefix)) return prefix;
+  }
+  return {};
 }
 
 // A host subtree, detached, to be put back after what covers it is mounted.
@@ -72,8 +104,17 @@ void prepare_host_view(const HostView& view) {
   check(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), "make / private");
 
   std::vector<Kept> kept;
+  std::vector<fs::path> covers;  // closed folders above what the case reads
   for (const fs::path& p : view.visible) {
-    if (hidden_by_private(p) && fs::is_directory(p)) kept.push_back(keep(p, false));
+    if (!fs::is_directory(p)) continue;
+    for (const fs::path& part : reachable_parts(p)) {
+      const fs::path closed = closed_ancestor(part);
+      const bool covered = !closed.empty() && !hidden_by_private(closed);
+      if (covered && std::find(covers.begin(), covers.end(), closed) == covers.end()) {
+        covers.push_back(closed);
+      }
+      if (covered || hidden_by_private(part) || part != p) kept.push_back(keep(part, false));
+    }
   }
   for (const fs::path& p : view.shared) kept.push_back(keep(p, true));
 
@@ -84,6 +125,10 @@ void prepare_host_view(const HostView& view) {
     check(::mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, mode),
           std::string("mount a private tmpfs on ") + dir);
     privates.emplace_back(dir);
+  }
+  for (const fs::path& dir : covers) {
+    check(::mount("tmpfs", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"),
+          "cover " + dir.string() + ", which the case's id may not enter");
   }
   for (const Kept& k : kept) put_back(k);
 
