@@ -20,6 +20,7 @@
 #include "harness/engine/bystanders.h"
 #include "harness/sandbox/init_reaping.h"
 #include "harness/sandbox/pid_placement.h"
+#include "harness/support/paths.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
 #include "reaper/os/task_iter.h"
@@ -34,6 +35,9 @@ SandboxOptions options(std::chrono::milliseconds deadline = 10s,
   SandboxOptions o;
   o.deadline = deadline;
   o.scratch = scratch;  // the body's only writable folder: /tmp inside is a tmpfs of its own
+  // What a case reads (the bystander helper in the build tree), as the case runner hands it in:
+  // a checkout under /tmp, or in a folder the sandbox's id may not enter, is hidden otherwise.
+  o.visible = harness_paths();
   return o;
 }
 
