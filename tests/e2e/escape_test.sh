@@ -76,7 +76,7 @@ escape() { # CANARY: the script and its arguments, in $args
 escape in
 "$bin" run --scenario plain-child --expect-pass --json "$work/in.json" \
   --reaper "exec:sh ${args[*]}; /bin/kill -KILL -- -{pgid}" >"$work/in.out" 2>&1 ||
-  fail "the sandboxed run did not pass: $(tail -n 5 "$work/in.out")"
+  fail "the sandboxed run did not pass: $(jq -r '.cases[0] | .verdict + ": " + .reason' "$work/in.json" 2>/dev/null) $(tail -n 5 "$work/in.out")"
 steps=$(jq -r '.cases[0].reaper_steps[]' "$work/in.json" 2>/dev/null)
 echo "$steps"
 for what in "cgroup.kill $home/$mark-in" /proc "socket /run/$mark.sock" "socket $work/host.sock" \
