@@ -5,7 +5,6 @@
 
 #include <sys/types.h>
 
-#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -193,7 +192,7 @@ struct CaseResult : Observations {
 
   bool as_expected() const {
     return meets_expectation(verdict, expected) ||
-           std::find(expected_also.begin(), expected_also.end(), verdict) != expected_also.end();
+           is_declared_form(verdict, expected, expected_also);
   }
 };
 

@@ -5,11 +5,11 @@
 namespace reapcheck {
 
 bool Cell::consistent() const {
-  if (verdicts.size() <= 1 || expected_also.empty()) return verdicts.size() <= 1;
-  return std::all_of(verdicts.begin(), verdicts.end(), [&](const auto& seen) {
-    return seen.first == expected ||
-           std::find(expected_also.begin(), expected_also.end(), seen.first) != expected_also.end();
-  });
+  if (verdicts.size() <= 1) return true;
+  return !expected_also.empty() &&
+         std::all_of(verdicts.begin(), verdicts.end(), [&](const auto& seen) {
+           return is_declared_form(seen.first, expected, expected_also);
+         });
 }
 
 bool Cell::as_expected() const {

@@ -1,5 +1,6 @@
 #include "harness/model/verdict.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -57,6 +58,10 @@ std::string expected_text(Verdict expected, const std::vector<Verdict>& also) {
   std::string text(to_string(expected));
   for (Verdict v : also) text.append(" or ").append(to_string(v));
   return text;
+}
+
+bool is_declared_form(Verdict observed, Verdict expected, const std::vector<Verdict>& also) {
+  return observed == expected || std::find(also.begin(), also.end(), observed) != also.end();
 }
 
 bool meets_expectation(Verdict observed, Verdict expected) {

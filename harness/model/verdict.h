@@ -37,6 +37,9 @@ std::vector<std::string_view> weakness_verdict_names();
 // a failure nor a pass: it never makes a run fail, and is reported as skipped.
 bool meets_expectation(Verdict observed, Verdict expected);
 
+// `observed` is the declared verdict or one of the weakness's other forms (`also`).
+bool is_declared_form(Verdict observed, Verdict expected, const std::vector<Verdict>& also);
+
 // Each verdict's name, in order.
 std::vector<std::string> verdict_names(const std::vector<Verdict>& verdicts);
 
