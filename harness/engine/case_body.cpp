@@ -45,6 +45,9 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
+// How long the kernel's signals may take to reach the case after they were sent.
+constexpr std::chrono::milliseconds kKernelSyncBound{2000};
+
 // Ports handed to a command agent: it has its own network namespace, so any fixed range is free.
 constexpr int kFirstPort = 41001;
 
@@ -176,6 +179,12 @@ class CaseBody {
     require_no_unbidden_exit(census, ledger ? &*ledger : nullptr);
     r.open_ports = open_ports();
     if (ledger) {
+      if (!ledger->sync_kernel(Clock::now() + kKernelSyncBound)) {
+        r.missing_evidence.push_back(
+            fmt::format("signals the kernel generated in the last {} ms, which did not arrive "
+                        "in time",
+                        kKernelSyncBound.count()));
+      }
       r.signals = ledger->records(kill_start);
       name_senders(r.bystanders_hit, r.signals);
     }
@@ -189,7 +198,16 @@ class CaseBody {
                                            CaseResult& r) const {
     auto listener = host.take_listener(setup_deadline_);
     if (auto* fd = std::get_if<reaper::UniqueFd>(&listener)) {
-      return std::optional<SignalLedger>(std::in_place, std::move(*fd), census);
+      auto feed = kernel_signal_feed();
+      if (auto* why = std::get_if<std::string>(&feed)) {
+        r.missing_evidence.push_back(
+            "signals the kernel generates for the reaper's side, such as "
+            "cgroup.kill's (" +
+            *why + ")");
+        return std::optional<SignalLedger>(std::in_place, std::move(*fd), census);
+      }
+      return std::optional<SignalLedger>(std::in_place, std::move(*fd), census,
+                                         std::get<KernelSignalFeed>(feed));
     }
     r.missing_evidence.push_back("the signal ledger (" + std::get<std::string>(listener) +
                                  "): signals are seen only by the bystanders they reach");

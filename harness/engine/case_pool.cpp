@@ -17,6 +17,7 @@
 #include "harness/model/result_json.h"
 #include "harness/model/text.h"
 #include "harness/sandbox/cgroup_area.h"
+#include "harness/sandbox/kernel_signal_trace.h"
 #include "harness/support/interrupt.h"
 #include "harness/support/line_reader.h"
 #include "harness/support/write_all.h"
@@ -88,6 +89,7 @@ Worker start_worker(const std::vector<CaseJob>& jobs, const CaseOptions& options
     } catch (const std::exception& e) {
       std::fprintf(stderr, "reapcheck: case worker: %s\n", e.what());
     }
+    KernelSignalTrace::close_instance();
     std::fflush(stderr);
     ::_exit(rc);  // not exit(): the parent's atexit handlers and static objects are not ours
   }

@@ -15,6 +15,7 @@
 #include "harness/model/result_json.h"
 #include "harness/model/text.h"
 #include "harness/sandbox/cgroup_area.h"
+#include "harness/sandbox/kernel_signal_trace.h"
 #include "harness/sandbox/pids_group.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/support/interrupt.h"
@@ -36,12 +37,13 @@ void reclaim_leftovers() {
   const int scratch = ScratchDir::reclaim_abandoned();
   const int cgroups = CgroupArea::reclaim_abandoned();
   const int pids = PidsGroup::reclaim_abandoned();
-  if (scratch + cgroups + pids > 0) {
+  const int traces = KernelSignalTrace::reclaim_abandoned();
+  if (scratch + cgroups + pids + traces > 0) {
     fmt::print(stderr,
                "reapcheck: removed what killed runs left: {} scratch director{}, {} cgroup "
-               "area{}, {} pids group{}\n",
+               "area{}, {} pids group{}, {} tracing instance{}\n",
                scratch, scratch == 1 ? "y" : "ies", cgroups, cgroups == 1 ? "" : "s", pids,
-               pids == 1 ? "" : "s");
+               pids == 1 ? "" : "s", traces, traces == 1 ? "" : "s");
   }
 }
 
@@ -51,14 +53,25 @@ CaseResult blocked(Blocker::Kind kind, std::string reason) {
   return r;
 }
 
+// The backstop against a case that hangs. The readiness deadline is renewed by each member the
+// tree announces (a slow machine is not a stalled tree), so the tree's share grows with its size.
+std::chrono::milliseconds sandbox_deadline(const Scenario& scenario, const CaseOptions& options) {
+  constexpr int kMembersPerReadyPeriod = 100;
+  const int periods = 1 + scenario.member_count() / kMembersPerReadyPeriod;
+  return options.ready * periods + options.grace + options.reaper_deadline + options.settle +
+         std::chrono::milliseconds(5000);
+}
+
 CaseResult observe_sandboxed(const Scenario& scenario, const ReaperChoice& reaper,
                              const CaseOptions& options) {
   const auto started = Clock::now();
   ScratchDir scratch;
-  const SandboxOptions sandbox{options.ready + options.grace + options.reaper_deadline +
-                                   options.settle + std::chrono::milliseconds(5000),
-                               scratch.path(), harness_paths(), shared_paths(),
-                               options.cgroup_parent};
+  const SandboxOptions sandbox{sandbox_deadline(scenario, options),
+                               scratch.path(),
+                               harness_paths(),
+                               shared_paths(),
+                               options.cgroup_parent,
+                               options.ledger};
   SandboxOutcome outcome = run_in_sandbox(
       [&] {
         // The case's delegated cgroup is, through its cgroup namespace, the root of what it sees.

@@ -87,6 +87,19 @@ std::optional<Party> Census::who_locked(pid_t pid) const {
   return party;
 }
 
+std::optional<Party> Census::who_or_was(pid_t pid) const {
+  const std::lock_guard lock(mutex_);
+  if (auto now = who_locked(pid)) return now;
+  for (const auto& [kind, known] :
+       {std::pair{Party::Kind::member, &members_}, std::pair{Party::Kind::bystander, &bystanders_},
+        std::pair{Party::Kind::reaper, &reapers_}}) {
+    if (auto it = known->find(pid); it != known->end()) {
+      return Party{kind, pid, it->second.role, false};
+    }
+  }
+  return std::nullopt;
+}
+
 bool Census::alive(pid_t pid) {
   auto fd = reaper::pidfd_open(pid);
   return fd && !reaper::pidfd_exited(fd->get());

@@ -34,6 +34,9 @@ class Census {
 
   // What `pid` holds now; empty when nothing is there (no process, not even a zombie).
   std::optional<Party> who(pid_t pid) const;
+  // What `pid` holds now, or else the process registered there that has since been reaped:
+  // for a signal the kernel sent a moment ago, which its target may have died of already.
+  std::optional<Party> who_or_was(pid_t pid) const;
   // Every process whose group (or, with `session`, session) id is `id`, now.
   std::vector<Party> with_id(pid_t id, bool session = false) const;
   // Every process `kill(-1)` from `sender` reaches now: all but PID 1 and the sender itself.

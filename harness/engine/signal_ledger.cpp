@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "harness/engine/activity.h"
@@ -74,11 +75,13 @@ pid_t thread_group_of(pid_t tid) {
 
 }  // namespace
 
-SignalLedger::SignalLedger(reaper::UniqueFd listener, const Census& census)
+SignalLedger::SignalLedger(reaper::UniqueFd listener, const Census& census,
+                           std::optional<KernelSignalFeed> kernel)
     : listener_(std::move(listener)),
       stop_(::eventfd(0, EFD_CLOEXEC)),
       wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
-      census_(census) {
+      census_(census),
+      kernel_(kernel) {
   if (!stop_ || !wake_) reaper::throw_sys("eventfd");
   thread_ = std::thread([this] { serve(); });
 }
@@ -124,7 +127,9 @@ void SignalLedger::serve() {
   ::pthread_sigmask(SIG_BLOCK, &all, nullptr);
   seccomp_notif call{};
   auto look_again = std::chrono::milliseconds(1);
-  for (bool open = true; open || !deferred_.empty();) {
+  // The kernel's feed is read to the end of the case: its barrier may come after the last call.
+  bool feed_open = kernel_.has_value();
+  for (bool open = true; open || !deferred_.empty() || feed_open;) {
     // Every call already waiting is taken first: a process blocked in one is not idle.
     while (open && reaper::wait_readable(listener_.get(), std::chrono::milliseconds(0))) {
       if (!take(call)) open = false;
@@ -140,8 +145,10 @@ void SignalLedger::serve() {
     }
     // Then wait: for a call, for the end, for a candidate to die, for the race to be staged, or
     // to look at them again.
-    std::vector<pollfd> fds = {
-        {listener_.get(), POLLIN, 0}, {stop_.get(), POLLIN, 0}, {wake_.get(), POLLIN, 0}};
+    std::vector<pollfd> fds = {{listener_.get(), POLLIN, 0},
+                               {stop_.get(), POLLIN, 0},
+                               {wake_.get(), POLLIN, 0},
+                               {feed_open ? kernel_->events : -1, POLLIN, 0}};
     if (!deferred_.empty()) {
       for (const Candidate& c : candidates_) fds.push_back({c.pidfd.get(), POLLIN, 0});
     }
@@ -153,11 +160,83 @@ void SignalLedger::serve() {
       uint64_t n = 0;
       (void)!::read(wake_.get(), &n, sizeof n);
     }
+    if ((fds[3].revents & (POLLIN | POLLHUP)) != 0 && !read_kernel()) feed_open = false;
     if ((fds[0].revents & (POLLHUP | POLLERR)) != 0 && (fds[0].revents & POLLIN) == 0) {
       open = false;  // no filtered process is left
     }
     look_again = std::min(std::chrono::milliseconds(8), look_again * 2);
   }
+}
+
+bool SignalLedger::sync_kernel(Clock::time_point deadline) {
+  if (!kernel_) return true;
+  std::unique_lock lock(mutex_);
+  const uint64_t n = ++sync_asked_;
+  const std::string marker = fmt::format("sync {}", n);
+  if (::write(kernel_->marker, marker.data(), marker.size()) !=
+      static_cast<ssize_t>(marker.size())) {
+    return false;
+  }
+  return synced_.wait_until(lock, deadline, [&] { return sync_seen_ >= n; });
+}
+
+bool SignalLedger::read_kernel() {
+  char buf[65536];
+  const ssize_t n = ::read(kernel_->events, buf, sizeof buf);
+  if (n <= 0) return n < 0 && errno == EINTR;
+  kernel_partial_.append(buf, static_cast<size_t>(n));
+  size_t start = 0;
+  for (size_t nl = kernel_partial_.find('\n'); nl != std::string::npos;
+       nl = kernel_partial_.find('\n', start)) {
+    std::string marker;
+    const auto s = parse_kernel_signal_line(kernel_partial_.substr(start, nl - start), &marker);
+    start = nl + 1;
+    if (s) {
+      record_kernel(*s);
+    } else if (marker.rfind("sync ", 0) == 0) {
+      const std::lock_guard lock(mutex_);
+      sync_seen_ = std::max<uint64_t>(sync_seen_, std::strtoull(marker.c_str() + 5, nullptr, 10));
+      synced_.notify_all();
+    }
+  }
+  kernel_partial_.erase(0, start);
+  return true;
+}
+
+// A signal the kernel sent in a process's context, resolved by the census when it reaches us,
+// a moment after: a target already reaped is named by what the census registered there.
+void SignalLedger::record_kernel(const GeneratedSignal& s) {
+  SignalRecord r;
+  r.kernel = true;
+  r.call = "kernel: " + s.origin;
+  r.sender = s.sender != 0 ? census_.who_or_was(s.sender).value_or(
+                                 Party{Party::Kind::reaper, s.sender, s.sender_comm})
+                           : Party{Party::Kind::reaper, 0, s.sender_comm + ", exited"};
+  if (r.sender.kind == Party::Kind::harness) r.sender.kind = Party::Kind::reaper;
+  if (auto p = reaper::ProcTable::read_one(s.sender, reaper::Detail::full); p && s.sender != 0) {
+    r.sender_argv = printable(p->argv);
+  } else {
+    r.sender_argv = {printable(s.sender_comm)};
+  }
+  r.target = s.target != 0 ? fmt::format("pid {}", s.target)
+                           : fmt::format("{}, exited", printable(s.target_comm));
+  if (auto party = census_.who_or_was(s.target); party && s.target != 0) {
+    r.reached.push_back(std::move(*party));
+  }
+  r.signal = reaper::signal_name(s.sig);
+  // TRACE_SIGNAL_* of the kernel's signal tracepoints.
+  static constexpr std::array<const char*, 5> kResults = {
+      "sent", "ignored", "already pending", "queue overflow", "sent without its information"};
+  r.result = s.result >= 0 && s.result < static_cast<int>(kResults.size())
+                 ? kResults[static_cast<size_t>(s.result)]
+                 : fmt::format("not sent ({})", s.result);
+  if (r.reached.empty()) r.result += " (its target was gone before it could be looked up)";
+  const Clock::time_point at{std::chrono::nanoseconds(s.mono_ns)};
+  const std::lock_guard lock(mutex_);
+  const auto later =
+      std::upper_bound(records_.begin(), records_.end(), at,
+                       [](Clock::time_point t, const auto& e) { return t < e.first; });
+  records_.emplace(later, at, std::move(r));
 }
 
 // One call from the listener: answered at once, or, when the reaper names a pid or group by

@@ -8,8 +8,10 @@
 #include <linux/seccomp.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <utility>
@@ -17,6 +19,7 @@
 
 #include "harness/engine/census.h"
 #include "harness/model/result.h"
+#include "harness/sandbox/kernel_signal_trace.h"
 #include "reaper/os/unique_fd.h"
 
 namespace reapcheck {
@@ -25,11 +28,17 @@ class SignalLedger {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Serves `listener` until destroyed.
-  SignalLedger(reaper::UniqueFd listener, const Census& census);
+  // Serves `listener` until destroyed; with `kernel`, also records the signals the kernel
+  // generates for the case's processes (kernel_signal_trace.h).
+  SignalLedger(reaper::UniqueFd listener, const Census& census,
+               std::optional<KernelSignalFeed> kernel = std::nullopt);
   ~SignalLedger();
   SignalLedger(const SignalLedger&) = delete;
   SignalLedger& operator=(const SignalLedger&) = delete;
+
+  // Waits until every signal the kernel generated before now has been recorded; false when
+  // that did not happen by `deadline` (the records then lack the latest). True without a feed.
+  bool sync_kernel(Clock::time_point deadline);
 
   // The calls recorded so far, in order, timed from `epoch` (the kill request).
   std::vector<SignalRecord> records(Clock::time_point epoch) const;
@@ -82,13 +91,21 @@ class SignalLedger {
   // Whether `pid`'s own signal call is held here: it reaps nothing until it is answered.
   bool held(pid_t pid) const;
   bool add_candidate(pid_t pid);
+  // Reads the kernel's feed; false at its end.
+  bool read_kernel();
+  void record_kernel(const GeneratedSignal& s);
 
   reaper::UniqueFd listener_;
   reaper::UniqueFd stop_;  // an eventfd: written to end serve()
   reaper::UniqueFd wake_;  // an eventfd: written when the race has been staged
   const Census& census_;
   mutable std::mutex mutex_;
-  std::vector<std::pair<Clock::time_point, SignalRecord>> records_;
+  std::vector<std::pair<Clock::time_point, SignalRecord>> records_;  // in time order
+  const std::optional<KernelSignalFeed> kernel_;
+  std::string kernel_partial_;  // the serving thread's: a feed line not yet whole
+  uint64_t sync_asked_ = 0;     // under mutex_, with sync_seen_: the barrier's markers
+  uint64_t sync_seen_ = 0;
+  std::condition_variable synced_;
   // Shared with the case's thread, under mutex_:
   std::vector<reaper::UniqueFd> race_triggers_;
   bool race_armed_ = false;

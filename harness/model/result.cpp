@@ -34,7 +34,7 @@ std::string Party::label() const {
 }
 
 bool SignalRecord::stray() const {
-  return counts() && !by_pidfd && !pinned &&
+  return counts() && !by_pidfd && !pinned && !kernel &&
          std::none_of(reached.begin(), reached.end(), [](const Party& p) { return p.alive; });
 }
 

@@ -146,6 +146,7 @@ void to_json(nlohmann::json& j, const SignalRecord& r) {
        {"call", r.call},
        {"target", r.target},
        {"by_pidfd", r.by_pidfd},
+       {"kernel", r.kernel},
        {"pinned", r.pinned},
        {"reached", r.reached},
        {"signal", r.signal},
@@ -162,6 +163,7 @@ void from_json(const nlohmann::json& j, SignalRecord& r) {
   j.at("call").get_to(r.call);
   j.at("target").get_to(r.target);
   r.by_pidfd = j.value("by_pidfd", false);
+  r.kernel = j.value("kernel", false);
   r.pinned = j.value("pinned", false);
   j.at("reached").get_to(r.reached);
   j.at("signal").get_to(r.signal);

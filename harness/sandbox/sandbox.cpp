@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "harness/sandbox/case_cgroup.h"
+#include "harness/sandbox/kernel_signal_trace.h"
 #include "harness/sandbox/pids_group.h"
 #include "harness/sandbox/warden.h"
 #include "harness/support/interrupt.h"
@@ -56,16 +57,21 @@ pid_t clone_namespaces(int flags) {
 
 // Everything PID 1 writes on `fd` until it exits (EOF: every writer is gone); empty when the
 // deadline passes first. Throws Interrupted when a watched signal arrives meanwhile.
-std::optional<std::string> read_until_exit(int fd, std::chrono::steady_clock::time_point deadline) {
+// Meanwhile, forwards what `trace` sees to the body.
+std::optional<std::string> read_until_exit(int fd, std::chrono::steady_clock::time_point deadline,
+                                           KernelSignalTrace* trace = nullptr) {
   std::string output;
   char buf[65536];
   for (;;) {
     const auto left = reaper::time_left(deadline);
     if (left.count() <= 0) return std::nullopt;
-    pollfd fds[2] = {{fd, POLLIN, 0}, {interrupt_fd(), POLLIN, 0}};
-    const int rc = ::poll(fds, interrupt_fd() >= 0 ? 2 : 1, static_cast<int>(left.count()));
+    pollfd fds[3] = {{fd, POLLIN, 0},
+                     {interrupt_fd(), POLLIN, 0},
+                     {trace != nullptr ? trace->pollable() : -1, POLLIN, 0}};
+    const int rc = ::poll(fds, 3, static_cast<int>(left.count()));
     if (rc < 0 && errno != EINTR) reaper::throw_sys("poll(sandbox)");
     if (rc > 0 && (fds[1].revents & POLLIN)) throw_if_interrupted();
+    if (rc > 0 && (fds[2].revents & POLLIN)) trace->pump();
     if (rc > 0 && (fds[0].revents & (POLLIN | POLLHUP))) {
       const ssize_t n = ::read(fd, buf, sizeof buf);
       if (n > 0) output.append(buf, static_cast<size_t>(n));
@@ -124,6 +130,10 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
   std::optional<PidsGroup> pids;
   if (!cgroup || !cgroup->pids_bounded()) pids.emplace(kCasePidsMax);
 
+  // Before the clone: the body inherits the feed it reads.
+  auto trace = KernelSignalTrace::start(options.kernel_signals);
+  KernelSignalTrace* tracing = std::get_if<KernelSignalTrace>(&trace);
+
   reaper::Pipe go = reaper::make_pipe();
   reaper::Pipe pid_one = reaper::make_pipe();
   reaper::Pipe case_go = reaper::make_pipe();
@@ -180,9 +190,10 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
     case_init.kill();  // it holds `out` open, waiting for a go that will not come
     return outcome_of(warden.pidfd(), read_until_exit(out.read.get(), deadline).value_or(""));
   }
+  if (tracing != nullptr) tracing->follow(*pid);
   if (::write(case_go.write.get(), "g", 1) != 1) reaper::throw_sys("start the sandbox");
 
-  std::optional<std::string> output = read_until_exit(out.read.get(), deadline);
+  std::optional<std::string> output = read_until_exit(out.read.get(), deadline, tracing);
   if (!output) {
     return {
         SandboxOutcome::Status::timed_out,

@@ -34,6 +34,9 @@ struct SandboxOptions {
   std::vector<std::filesystem::path> shared;
   // The run's cgroup area: the case gets a delegated group of its own there. Empty: none.
   std::string cgroup_area;
+  // Trace the signals the kernel generates for the sandbox's processes and hand them to the
+  // body (kernel_signal_trace.h), where the machine allows it.
+  bool kernel_signals = true;
 };
 
 // Runs `body` inside the sandbox and returns its string. `body` runs in a forked child: it

@@ -3,7 +3,11 @@
 # whose comm is perl or node dies — the sibling agent's tree with the agent's.
 . "$(dirname "$0")/../../fixtures/reapers/guard.sh"
 for dir in /proc/[0-9]*; do
-  case "$(cat "$dir/comm" 2>/dev/null)" in
+  # read, not cat: a fork per process would outlast the reaper's deadline on wide-tree's 1,000
+  # members where a fork costs milliseconds.
+  comm=
+  read -r comm <"$dir/comm" 2>/dev/null
+  case "$comm" in
     perl | node) kill -KILL "${dir#/proc/}" 2>/dev/null ;;
   esac
 done

@@ -51,7 +51,7 @@ sent_outside='grep { $_->{hit_outside} } @{ $c->{signals} }'
 stray='grep { $_->{stray} } @{ $c->{signals} }'
 
 for name in kill-by-name stray-pid returns-early sigterm-only stale-snapshot group-only \
-  kill-everything signals-caller freezes-and-forgets; do
+  kill-everything signals-caller freezes-and-forgets cgroup-kill-everything; do
   run_control "$name" || failures=$((failures + 1))
 done
 
@@ -85,6 +85,13 @@ check kill-everything "\$c->{verdict} eq 'bystander-hit' && ($sent_outside)" \
 check signals-caller "\$c->{scenario} =~ /^(no-ps|busybox-ps)\$/ || \$c->{verdict} eq 'bystander-hit' &&
   grep { grep { \$_->{role} eq 'reaper host' } @{ \$_->{reached} } } $sent_outside" \
   "bystander-hit in every scenario: the reaper host, its caller, was signalled"
+# Its signals are the kernel's, not a system call's: as root the tracepoint names the write that
+# sent them (sender and all); without root the case must say it lacks that evidence.
+check cgroup-kill-everything "\$c->{verdict} eq 'bystander-hit' && (
+  grep({ \$_->{kernel} && \$_->{call} eq 'kernel: cgroup.kill' && \$_->{hit_outside} &&
+         \$_->{sender}{pid} } @{ \$c->{signals} }) ||
+  grep({ /signals the kernel generates/ } @{ \$c->{missing_evidence} }) && \$> != 0)" \
+  "bystander-hit in every scenario, the cgroup.kill that hit them in the ledger with its sender"
 check freezes-and-forgets "\$c->{verdict} ne 'pass' && @{ \$c->{survivors} }" \
   "never passes: the frozen tree survives"
 

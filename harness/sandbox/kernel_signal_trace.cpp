@@ -1,0 +1,335 @@
+#include "harness/sandbox/kernel_signal_trace.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+#include "reaper/os/pidfd.h"
+#include "reaper/os/proc_table.h"
+#include "reaper/os/sys_error.h"
+
+namespace reapcheck {
+namespace {
+
+using reaper::UniqueFd;
+
+constexpr std::string_view kInstancePrefix = "reapcheck-";
+// The initial PID namespace's inode number (PROC_PID_INIT_INO): the only one whose pids the
+// tracepoint reports.
+constexpr ino_t kInitPidNamespace = 0xEFFFFFFCU;
+// Room for a wide tree's burst of cgroup.kill events while the case reads them.
+constexpr int kFeedPipeBytes = 1 << 20;
+
+void write_at(int dir, const char* path, std::string_view text, int flags = O_WRONLY) {
+  const UniqueFd fd(::openat(dir, path, flags | O_CLOEXEC));
+  if (!fd || ::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+    reaper::throw_sys(fmt::format("write '{}' to tracefs {}", text, path));
+  }
+}
+
+// tracefs, where the host has it mounted; else mounted in a mount namespace of a thread's own,
+// so the host's mount table is left as it was. The directory fd keeps the mount usable after
+// that thread's namespace is gone.
+UniqueFd open_tracefs() {
+  UniqueFd root(::open("/sys/kernel/tracing", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (root && ::faccessat(root.get(), "instances", F_OK, 0) == 0) return root;
+  int err = 0;
+  std::thread([&] {
+    if (::unshare(CLONE_FS | CLONE_NEWNS) != 0 ||
+        ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("nodev", "/sys/kernel/tracing", "tracefs", 0, nullptr) != 0) {
+      err = errno;
+      return;
+    }
+    root = UniqueFd(::open("/sys/kernel/tracing", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!root) err = errno;
+  }).join();
+  if (err != 0) reaper::throw_sys("mount tracefs", err);
+  return root;
+}
+
+// This process's tracing instance, with signal:signal_generate and its stacks on, tracing no one
+// until a case follows its PID 1. Removed when the process ends its use (close_instance), or by
+// the next run when the process died first.
+struct Instance {
+  pid_t owner = 0;
+  std::string name;
+  UniqueFd tracefs;
+  UniqueFd dir;
+  UniqueFd pipe;    // trace_pipe, non-blocking
+  UniqueFd marker;  // trace_marker
+
+  static Instance open() {
+    Instance in;
+    in.owner = ::getpid();
+    in.name = fmt::format("{}{}", kInstancePrefix, in.owner);
+    in.tracefs = open_tracefs();
+    const std::string path = "instances/" + in.name;
+    ::unlinkat(in.tracefs.get(), path.c_str(), AT_REMOVEDIR);  // a dead run's, by a reused pid
+    if (::mkdirat(in.tracefs.get(), path.c_str(), 0700) != 0) {
+      reaper::throw_sys("create the tracing instance " + path);
+    }
+    in.dir = UniqueFd(::openat(in.tracefs.get(), path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!in.dir) reaper::throw_sys("open the tracing instance " + path);
+    const int d = in.dir.get();
+    write_at(d, "trace_clock", "mono");  // CLOCK_MONOTONIC: the case's steady_clock
+    write_at(d, "buffer_percent", "0");  // poll() wakes at the first event, not half a buffer
+    write_at(d, "options/stacktrace", "1");
+    write_at(d, "options/event-fork", "1");  // what a followed process forks is followed
+    write_at(d, "set_event_pid", "", O_WRONLY | O_TRUNC);
+    // SIGCHLD is every exit's; system calls' signals (SI_TKILL, SI_QUEUE) are the ledger's.
+    write_at(d, "events/signal/signal_generate/filter", "sig != 17 && (code == 0 || code == 128)");
+    write_at(d, "events/signal/signal_generate/enable", "1");
+    // Each new process's pid is translated when it is born: a target may be reaped a moment
+    // after its signal, before the event is read.
+    write_at(d, "events/sched/sched_process_fork/enable", "1");
+    in.pipe = UniqueFd(::openat(d, "trace_pipe", O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    in.marker = UniqueFd(::openat(d, "trace_marker", O_WRONLY | O_CLOEXEC));
+    if (!in.pipe || !in.marker) reaper::throw_sys("open trace_pipe and trace_marker of " + path);
+    return in;
+  }
+
+  void close() {
+    if (owner != ::getpid()) return;  // a forked worker's copy: the parent's to remove
+    pipe.reset();
+    marker.reset();
+    dir.reset();
+    const std::string path = "instances/" + name;
+    ::unlinkat(tracefs.get(), path.c_str(), AT_REMOVEDIR);
+  }
+};
+
+// The process's instance, or why there is none; made on first use.
+struct InstanceSlot {
+  std::optional<Instance> instance;
+  std::string why_not;
+  pid_t tried_by = 0;
+  ~InstanceSlot() {
+    if (instance) instance->close();
+  }
+};
+
+InstanceSlot& slot() {
+  static InstanceSlot s;
+  return s;
+}
+
+std::string why_untraceable() {
+  if (::geteuid() != 0) return "not root";
+  struct stat ns {};
+  if (::stat("/proc/self/ns/pid", &ns) != 0 || ns.st_ino != kInitPidNamespace) {
+    return "the harness is not in the initial PID namespace, whose pids the tracepoint gives";
+  }
+  return "";
+}
+
+Instance* instance(std::string& why_not) {
+  InstanceSlot& s = slot();
+  if (s.tried_by != ::getpid()) {  // first use in this process (a forked worker starts afresh)
+    s.tried_by = ::getpid();
+    s.instance.reset();  // a parent's: its fds are closed here, its instance left to it
+    s.why_not = why_untraceable();
+    if (s.why_not.empty()) {
+      try {
+        s.instance = Instance::open();
+      } catch (const std::exception& e) {
+        s.why_not = e.what();
+      }
+    }
+  }
+  why_not = s.why_not;
+  return s.instance ? &*s.instance : nullptr;
+}
+
+// What the sandbox's body sees of the current case's feed.
+constexpr std::string_view kUnsandboxed = "only a case in the sandbox records them";
+
+std::variant<KernelSignalFeed, std::string>& published() {
+  static std::variant<KernelSignalFeed, std::string> feed = std::string(kUnsandboxed);
+  return feed;
+}
+
+pid_t nth_nspid(pid_t host_pid, int level) {
+  std::istringstream ids(reaper::status_field(host_pid, "NSpid"));
+  pid_t id = 0;
+  for (int i = 0; i <= level; ++i) {
+    if (!(ids >> id)) return 0;
+  }
+  return id;
+}
+
+}  // namespace
+
+std::string kernel_signal_line(const GeneratedSignal& s) {
+  // Names last: a comm may hold spaces; the tab between them cannot be in either (comms are
+  // 15 bytes of a task's name, which the kernel prints as is, so a tab is replaced).
+  auto clean = [](std::string name) {
+    for (char& c : name) {
+      if (c == '\t' || c == '\n') c = ' ';
+    }
+    return name;
+  };
+  return fmt::format("K {} {} {} {} {} {}\t{}\t{}\n", s.mono_ns, s.sender, s.target, s.sig,
+                     s.result, clean(s.origin), clean(s.sender_comm), clean(s.target_comm));
+}
+
+std::optional<GeneratedSignal> parse_kernel_signal_line(const std::string& line,
+                                                        std::string* marker) {
+  if (line.rfind("M ", 0) == 0) {
+    if (marker != nullptr) *marker = line.substr(2);
+    return std::nullopt;
+  }
+  GeneratedSignal s;
+  std::istringstream in(line);
+  std::string tag;
+  if (!(in >> tag >> s.mono_ns >> s.sender >> s.target >> s.sig >> s.result) || tag != "K") {
+    if (marker != nullptr) marker->clear();
+    return std::nullopt;
+  }
+  in.get();  // the space before the origin
+  std::getline(in, s.origin, '\t');
+  std::getline(in, s.sender_comm, '\t');
+  std::getline(in, s.target_comm);
+  return s;
+}
+
+std::variant<KernelSignalFeed, std::string> kernel_signal_feed() {
+  return published();
+}
+
+std::variant<KernelSignalTrace, std::string> KernelSignalTrace::start(bool wanted) {
+  if (!wanted) {
+    published() = std::string("the run records no signals");
+    return std::get<std::string>(published());
+  }
+  std::string why_not;
+  Instance* in = instance(why_not);
+  if (in == nullptr) {
+    published() = why_not;
+    return why_not;
+  }
+  // What the last case's processes made the kernel send after its barrier is no one's now.
+  char drain[65536];
+  while (::read(in->pipe.get(), drain, sizeof drain) > 0) {
+  }
+  reaper::Pipe feed = reaper::make_pipe();
+  ::fcntl(feed.write.get(), F_SETPIPE_SZ, kFeedPipeBytes);
+  ::fcntl(feed.write.get(), F_SETFL, O_NONBLOCK);
+  published() = KernelSignalFeed{feed.read.get(), in->marker.get()};
+  return KernelSignalTrace(std::move(feed), 1);
+}
+
+KernelSignalTrace::KernelSignalTrace(reaper::Pipe feed, int level)
+    : feed_(std::move(feed)), level_(level) {}
+
+KernelSignalTrace::KernelSignalTrace(KernelSignalTrace&& other) noexcept
+    : feed_(std::move(other.feed_)),
+      level_(other.level_),
+      reader_(std::move(other.reader_)),
+      born_(std::move(other.born_)),
+      following_(std::exchange(other.following_, false)) {}
+
+KernelSignalTrace::~KernelSignalTrace() {
+  if (!feed_.write) return;  // moved from
+  std::string why_not;
+  if (Instance* in = instance(why_not); in != nullptr && following_) {
+    try {
+      write_at(in->dir.get(), "set_event_pid", "", O_WRONLY | O_TRUNC);
+    } catch (const std::exception&) {
+      // The next case's start() drains what this one's leftovers sent.
+    }
+  }
+  published() = std::string(kUnsandboxed);
+}
+
+void KernelSignalTrace::follow(pid_t pid_one) {
+  std::string why_not;
+  Instance* in = instance(why_not);
+  if (in == nullptr) return;
+  // PID 1's own NSpid line ends with the sandbox's 1: its position is the sandbox's level.
+  std::istringstream ids(reaper::status_field(pid_one, "NSpid"));
+  int level = -1;
+  for (pid_t id = 0; ids >> id;) ++level;
+  if (level > 0) level_ = level;
+  write_at(in->dir.get(), "set_event_pid", std::to_string(pid_one), O_WRONLY | O_TRUNC);
+  following_ = true;
+}
+
+int KernelSignalTrace::pollable() const {
+  std::string why_not;
+  const Instance* in = instance(why_not);
+  return in != nullptr ? in->pipe.get() : -1;
+}
+
+pid_t KernelSignalTrace::in_sandbox(pid_t host_pid) {
+  if (auto it = born_.find(host_pid); it != born_.end()) return it->second;
+  return nth_nspid(host_pid, level_);
+}
+
+void KernelSignalTrace::pump() {
+  std::string why_not;
+  Instance* in = instance(why_not);
+  if (in == nullptr) return;
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(in->pipe.get(), buf, sizeof buf);
+    if (n <= 0) break;
+    auto got = reader_.feed(std::string_view(buf, static_cast<size_t>(n)));
+    for (pid_t child : got.forked) {
+      if (const pid_t ours = nth_nspid(child, level_); ours != 0) born_[child] = ours;
+    }
+    for (GeneratedSignal& s : got.signals) {
+      if (s.sender == s.target) continue;  // to itself: a fault's, a pipe's, its own exit's
+      s.sender = in_sandbox(s.sender);
+      s.target = in_sandbox(s.target);
+      out += kernel_signal_line(s);
+    }
+    for (const std::string& m : got.markers) out += "M " + m + "\n";
+  }
+  // The pipe holds a megabyte; a case that stopped reading has its barrier time out instead.
+  if (!out.empty()) (void)!::write(feed_.write.get(), out.data(), out.size());
+}
+
+void KernelSignalTrace::close_instance() {
+  InstanceSlot& s = slot();
+  if (s.instance) s.instance->close();
+  s.instance.reset();
+  s.tried_by = 0;
+}
+
+int KernelSignalTrace::reclaim_abandoned() {
+  std::string why = why_untraceable();
+  if (!why.empty()) return 0;
+  UniqueFd root;
+  try {
+    root =
+        UniqueFd(::openat(open_tracefs().get(), "instances", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  } catch (const std::exception&) {
+    return 0;  // no tracefs: no instance of ours either
+  }
+  if (!root) return 0;
+  int removed = 0;
+  DIR* dir = ::fdopendir(::dup(root.get()));
+  if (dir == nullptr) return 0;
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string_view name = e->d_name;
+    if (name.rfind(kInstancePrefix, 0) != 0) continue;
+    const pid_t owner =
+        static_cast<pid_t>(std::strtol(e->d_name + kInstancePrefix.size(), nullptr, 10));
+    if (owner <= 0 || reaper::pidfd_open(owner)) continue;  // its owner runs
+    removed += ::unlinkat(root.get(), e->d_name, AT_REMOVEDIR) == 0 ? 1 : 0;
+  }
+  ::closedir(dir);
+  return removed;
+}
+
+}  // namespace reapcheck

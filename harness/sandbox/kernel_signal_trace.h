@@ -1,0 +1,81 @@
+// Signals the kernel generates for a sandbox's processes without a system call — cgroup.kill,
+// a terminal's hang-up, a PID namespace's teardown, an exit's parent-death signal
+// (trace_events.h) — recorded with the signal:signal_generate tracepoint in a tracing instance
+// of this process's own, and handed to the case inside the sandbox as they happen.
+//
+// The tracepoint gives the initial PID namespace's pids. Only the host side can translate them,
+// and only while the processes exist, so it translates each event as it arrives (the pid one
+// level below it, the sandbox's) and forwards it on a pipe; the case's signal ledger resolves
+// sender and target with its census, as it does for system calls. A marker written through the
+// instance's trace_marker comes back on the same pipe after everything traced before it: the
+// case's barrier.
+//
+// Needs root, tracefs, and the harness in the initial PID namespace; without them the case says
+// it lacks this evidence.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <variant>
+
+#include "harness/sandbox/trace_events.h"
+#include "reaper/os/unique_fd.h"
+
+namespace reapcheck {
+
+// What the case inside the sandbox reads: forwarded events and markers, one per line.
+struct KernelSignalFeed {
+  int events = -1;  // the read end: kernel_signal_line() text
+  int marker = -1;  // write "sync <n>" here; "M sync <n>" comes back on `events`
+};
+
+// The line for `s` on the feed, sender and target already in the sandbox's namespace (0: gone).
+std::string kernel_signal_line(const GeneratedSignal& s);
+// A feed line back; nullopt for a marker line, whose text then goes to `marker`.
+std::optional<GeneratedSignal> parse_kernel_signal_line(const std::string& line,
+                                                        std::string* marker);
+
+// The feed a case in the sandbox may use, or why there is none. Valid in the sandbox's body,
+// which inherits it from the KernelSignalTrace that set it up.
+std::variant<KernelSignalFeed, std::string> kernel_signal_feed();
+
+// The host side of one case: forwards what the sandbox's processes make the kernel send.
+class KernelSignalTrace {
+ public:
+  // Starts tracing for the next sandbox, or says why it cannot (`wanted`: false when the run
+  // records no signals at all).
+  static std::variant<KernelSignalTrace, std::string> start(bool wanted);
+  ~KernelSignalTrace();
+  KernelSignalTrace(KernelSignalTrace&&) noexcept;
+  KernelSignalTrace& operator=(KernelSignalTrace&&) = delete;
+  KernelSignalTrace(const KernelSignalTrace&) = delete;
+  KernelSignalTrace& operator=(const KernelSignalTrace&) = delete;
+
+  // Traces `pid_one` and what it forks from now on (its host pid).
+  void follow(pid_t pid_one);
+  // The fd to poll for events to forward.
+  int pollable() const;
+  // Forwards whatever the trace holds now.
+  void pump();
+
+  // Removes this process's tracing instance; a process that traced must call it before _exit.
+  static void close_instance();
+  // Removes the tracing instances of runs that died without removing theirs; returns how many.
+  static int reclaim_abandoned();
+
+ private:
+  KernelSignalTrace(reaper::Pipe feed, int level);
+  // The sandbox's pid for a host pid: as translated at its birth, else now; 0 when gone.
+  pid_t in_sandbox(pid_t host_pid);
+
+  reaper::Pipe feed_;
+  int level_ = 1;  // where the sandbox's pid sits in a process's NSpid line
+  TraceEventReader reader_;
+  std::unordered_map<pid_t, pid_t> born_;  // host pid → the sandbox's, at the fork
+  bool following_ = false;
+};
+
+}  // namespace reapcheck
