@@ -137,6 +137,10 @@ void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchRes
   result.matrix_wall_no_ledger_s = time_matrix(inputs, builtins, args.jobs, false).wall_s;
   note(fmt::format("built-in matrix without the signal ledger: {:.1f} s",
                    *result.matrix_wall_no_ledger_s));
+  if (args.no_presets) {
+    note("--presets matrix: skipped (--no-presets)");
+    return;
+  }
   std::vector<std::string> all = builtins;
   for (auto& id : reaper_ids(ReaperChoice::Origin::preset)) all.push_back(std::move(id));
   const RunResult presets = time_matrix(inputs, all, args.jobs, true);

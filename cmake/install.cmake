@@ -47,7 +47,14 @@ set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # the shared libraries, found by dpkg-shlibdeps
+# The shared libraries, found by dpkg-shlibdeps in the programs (cmake/deb_depends.cmake).
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
+if(REAPCHECK_HARNESS)
+  set(CPACK_REAPCHECK_PROGRAMS ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/reapcheck
+    ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/reapcheck-bystander
+    ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/reapcheck-c-member)
+endif()
+set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_SOURCE_DIR}/cmake/deb_depends.cmake)
 set(CPACK_STRIP_FILES ON)  # the programs without their debug info (static libraries are never stripped)
 # What the harness runs: perl builds the trees, ps and pgrep are the seed reapers' tools, util-linux
 # holds setsid and script; node and npm run the node scenarios.

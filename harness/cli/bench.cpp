@@ -14,6 +14,9 @@ Command bench_command(CLI::App& app, const GlobalArgs& global) {
       "targets; writes bench.json, bench.md (the table) and bench.svg (the plot)");
   cmd->add_flag("--quick", args->quick,
                 "Trees up to 1,000 members, one run each, no matrix: under a minute");
+  cmd->add_flag("--no-presets", args->no_presets,
+                "Skip the --presets matrix, the longest part: the built-in matrix is still timed "
+                "with and without the signal ledger");
   cmd->add_option("--json", args->json_file, "Write the JSON to FILE instead of DIR/bench.json")
       ->type_name("FILE");
   cmd->add_option("--out", args->out_dir, "Directory for bench.json, bench.md, bench.svg")

@@ -130,8 +130,14 @@ void SignalLedger::serve() {
   // The kernel's feed is read to the end of the case: its barrier may come after the last call.
   bool feed_open = kernel_.has_value();
   for (bool open = true; open || !deferred_.empty() || feed_open;) {
-    // Every call already waiting is taken first: a process blocked in one is not idle.
-    while (open && reaper::wait_readable(listener_.get(), std::chrono::milliseconds(0))) {
+    // Every call already waiting is taken first: a process blocked in one is not idle. Only on
+    // POLLIN: once no filtered process is left the listener polls POLLHUP, and a receive then
+    // fails at once, which would spin here until the case's deadline.
+    for (pollfd p{listener_.get(), POLLIN, 0}; open && ::poll(&p, 1, 0) > 0; p.revents = 0) {
+      if ((p.revents & POLLIN) == 0) {
+        open = (p.revents & (POLLHUP | POLLERR)) == 0;
+        break;
+      }
       if (!take(call)) open = false;
     }
     // The reaper's calls by number wait until what the calls before them set in motion is over.
@@ -213,7 +219,8 @@ void SignalLedger::record_kernel(const GeneratedSignal& s) {
                                  Party{Party::Kind::reaper, s.sender, s.sender_comm})
                            : Party{Party::Kind::reaper, 0, s.sender_comm + ", exited"};
   if (r.sender.kind == Party::Kind::harness) r.sender.kind = Party::Kind::reaper;
-  if (auto p = reaper::ProcTable::read_one(s.sender, reaper::Detail::full); p && s.sender != 0) {
+  if (auto p = reaper::ProcTable::read_one(s.sender, reaper::Detail::full);
+      p && s.sender != 0 && !p->argv.empty()) {
     r.sender_argv = printable(p->argv);
   } else {
     r.sender_argv = {printable(s.sender_comm)};

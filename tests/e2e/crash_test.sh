@@ -41,6 +41,19 @@ pids_home=/sys/fs/cgroup/pids$(sed -n 's/^[0-9]*:pids://p' /proc/self/cgroup)
 mapfile -t areas -O "${#areas[@]}" < <(find "$pids_home" -maxdepth 1 \
   -name "reapcheck-case-$killed-*" 2>/dev/null)
 
+# As root, its tracing instance (kernel_signal_trace.h), which tracefs lists wherever it is mounted.
+instances() {
+  unshare -m --propagation private sh -c 'mountpoint -q /sys/kernel/tracing ||
+    mount -t tracefs nodev /sys/kernel/tracing; ls /sys/kernel/tracing/instances' 2>/dev/null
+}
+traced=
+if instances | grep -qx "reapcheck-$killed"; then
+  traced=reapcheck-$killed
+elif [ "$(id -u)" -eq 0 ] && grep -q "tracefs" /proc/filesystems &&
+  [ "$(stat -Lc %i /proc/self/ns/pid)" -eq $((0xEFFFFFFC)) ]; then
+  fail "run $killed, as root in the initial PID namespace, has no tracing instance"
+fi
+
 kill -s KILL "$killed"
 wait "$killed" 2>/dev/null
 killed=
@@ -58,6 +71,11 @@ status=$?
 for d in "${scratch[@]}" "${areas[@]}"; do
   [ -e "$d" ] && fail "the next run left $d in place"
 done
+if [ -n "$traced" ]; then
+  instances | grep -qx "$traced" && fail "the next run left the tracing instance $traced in place"
+  grep -q "1 tracing instance" "$work/next.err" ||
+    fail "the next run did not say it removed the tracing instance: $(cat "$work/next.err")"
+fi
 want="removed what killed runs left: ${#scratch[@]} scratch director"
 grep -q "$want" "$work/next.err" || fail "the next run did not say what it removed: $(cat "$work/next.err")"
 left=$(find "$work/tmp" -mindepth 1 | wc -l)
