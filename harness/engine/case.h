@@ -28,7 +28,8 @@ CaseJob make_job(const Scenario& scenario, std::string reaper, const Expectation
 struct CaseOptions {
   std::chrono::milliseconds grace{300};    // what the reaper gives members after SIGTERM
   std::chrono::milliseconds settle{1000};  // how long members may take to die after the reaper
-  std::chrono::milliseconds ready{10000};  // how long the fixture may go without announcing a member
+  std::chrono::milliseconds ready{
+      10000};  // how long the fixture may go without announcing a member
   std::chrono::milliseconds reaper_deadline{10000};  // on top of the grace period
   std::string cgroup_parent;  // where the cgroup reaper makes its groups; empty: its own cgroup
   bool ledger = true;         // record every signal of the reaper's side (signal_ledger.h)

@@ -178,18 +178,20 @@ class CaseBody {
     phases.mark("audit");
     require_no_unbidden_exit(census, ledger ? &*ledger : nullptr);
     r.open_ports = open_ports();
-    if (ledger) {
-      if (!ledger->sync_kernel(Clock::now() + kKernelSyncBound)) {
-        r.missing_evidence.push_back(
-            fmt::format("signals the kernel generated in the last {} ms, which did not arrive "
-                        "in time",
-                        kKernelSyncBound.count()));
-      }
-      r.signals = ledger->records(kill_start);
-      name_senders(r.bystanders_hit, r.signals);
-    }
+    if (ledger) take_ledger(*ledger, kill_start, r);
     phases.mark("evidence");
     r.harness_cpu_ms = cpu_ms(RUSAGE_SELF);  // every thread of the runner: the ledger's too
+  }
+
+  // What the ledger recorded, once the kernel's signals sent so far have reached it.
+  static void take_ledger(SignalLedger& ledger, Clock::time_point kill_start, CaseResult& r) {
+    if (!ledger.sync_kernel(Clock::now() + kKernelSyncBound)) {
+      r.missing_evidence.push_back(fmt::format(
+          "signals the kernel generated in the last {} ms, which did not arrive in time",
+          kKernelSyncBound.count()));
+    }
+    r.signals = ledger.records(kill_start);
+    name_senders(r.bystanders_hit, r.signals);
   }
 
   // The ledger, serving the listener the host hands over before it spawns anything; or, where

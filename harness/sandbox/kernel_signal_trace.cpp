@@ -239,15 +239,15 @@ KernelSignalTrace::KernelSignalTrace(KernelSignalTrace&& other) noexcept
 
 KernelSignalTrace::~KernelSignalTrace() {
   if (!feed_.write) return;  // moved from
-  std::string why_not;
-  if (Instance* in = instance(why_not); in != nullptr && following_) {
-    try {
+  try {
+    std::string why_not;
+    if (Instance* in = instance(why_not); in != nullptr && following_) {
       write_at(in->dir.get(), "set_event_pid", "", O_WRONLY | O_TRUNC);
-    } catch (const std::exception&) {
-      // The next case's start() drains what this one's leftovers sent.
     }
+    published() = std::string(kUnsandboxed);
+  } catch (const std::exception&) {
+    // The next case's start() drains what this one's leftovers sent, and publishes its own feed.
   }
-  published() = std::string(kUnsandboxed);
 }
 
 void KernelSignalTrace::follow(pid_t pid_one) {

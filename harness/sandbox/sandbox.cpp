@@ -108,6 +108,14 @@ std::optional<pid_t> read_pid_one(int fd) {
   return pid;
 }
 
+// Rootless, the warden's user namespace maps its root to the invoking user.
+void map_invoking_user(pid_t warden_pid) {
+  const std::string proc = "/proc/" + std::to_string(warden_pid);
+  reaper::write_file(proc + "/uid_map", "0 " + std::to_string(::geteuid()) + " 1\n");
+  reaper::write_file(proc + "/setgroups", "deny\n");
+  reaper::write_file(proc + "/gid_map", "0 " + std::to_string(::getegid()) + " 1\n");
+}
+
 SandboxOutcome unavailable(bool rootless, int err) {
   return {SandboxOutcome::Status::unavailable,
           std::string("this machine cannot create the sandbox's namespaces (") +
@@ -170,12 +178,7 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
   out.write.reset();
   Child warden(warden_pid);
 
-  if (rootless) {
-    const std::string proc = "/proc/" + std::to_string(warden_pid);
-    reaper::write_file(proc + "/uid_map", "0 " + std::to_string(::geteuid()) + " 1\n");
-    reaper::write_file(proc + "/setgroups", "deny\n");
-    reaper::write_file(proc + "/gid_map", "0 " + std::to_string(::getegid()) + " 1\n");
-  }
+  if (rootless) map_invoking_user(warden_pid);
   if (::write(go.write.get(), "g", 1) != 1) reaper::throw_sys("start the sandbox's warden");
 
   const auto deadline = std::chrono::steady_clock::now() + options.deadline;
