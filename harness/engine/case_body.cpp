@@ -190,6 +190,10 @@ class CaseBody {
           "signals the kernel generated in the last {} ms, which did not arrive in time",
           kKernelSyncBound.count()));
     }
+    if (const uint64_t lost = ledger.kernel_lost(); lost > 0) {
+      r.missing_evidence.push_back(fmt::format(
+          "{} events of the kernel's signal trace, lost to its ring buffer overrunning", lost));
+    }
     r.signals = ledger.records(kill_start);
     name_senders(r.bystanders_hit, r.signals);
   }

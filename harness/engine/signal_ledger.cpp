@@ -186,6 +186,11 @@ bool SignalLedger::sync_kernel(Clock::time_point deadline) {
   return synced_.wait_until(lock, deadline, [&] { return sync_seen_ >= n; });
 }
 
+uint64_t SignalLedger::kernel_lost() const {
+  const std::lock_guard lock(mutex_);
+  return kernel_lost_;
+}
+
 bool SignalLedger::read_kernel() {
   char buf[65536];
   const ssize_t n = ::read(kernel_->events, buf, sizeof buf);
@@ -199,6 +204,9 @@ bool SignalLedger::read_kernel() {
     start = nl + 1;
     if (s) {
       record_kernel(*s);
+    } else if (marker.rfind("lost ", 0) == 0) {
+      const std::lock_guard lock(mutex_);
+      kernel_lost_ = std::strtoull(marker.c_str() + 5, nullptr, 10);
     } else if (marker.rfind("sync ", 0) == 0) {
       const std::lock_guard lock(mutex_);
       sync_seen_ = std::max<uint64_t>(sync_seen_, std::strtoull(marker.c_str() + 5, nullptr, 10));

@@ -40,6 +40,9 @@ class SignalLedger {
   // that did not happen by `deadline` (the records then lack the latest). True without a feed.
   bool sync_kernel(Clock::time_point deadline);
 
+  // How many events the kernel's trace lost (its ring buffer overran) up to the last barrier.
+  uint64_t kernel_lost() const;
+
   // The calls recorded so far, in order, timed from `epoch` (the kill request).
   std::vector<SignalRecord> records(Clock::time_point epoch) const;
 
@@ -105,6 +108,7 @@ class SignalLedger {
   std::string kernel_partial_;  // the serving thread's: a feed line not yet whole
   uint64_t sync_asked_ = 0;     // under mutex_, with sync_seen_: the barrier's markers
   uint64_t sync_seen_ = 0;
+  uint64_t kernel_lost_ = 0;
   std::condition_variable synced_;
   // Shared with the case's thread, under mutex_:
   std::vector<reaper::UniqueFd> race_triggers_;

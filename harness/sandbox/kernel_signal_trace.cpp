@@ -157,6 +157,28 @@ std::variant<KernelSignalFeed, std::string>& published() {
   return feed;
 }
 
+// Events the instance's ring buffers lost so far (overwritten or dropped), over every CPU.
+uint64_t lost_events(int instance_dir) {
+  uint64_t lost = 0;
+  DIR* cpus = ::fdopendir(::openat(instance_dir, "per_cpu", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (cpus == nullptr) return 0;
+  while (const dirent* e = ::readdir(cpus)) {
+    if (std::string_view(e->d_name).rfind("cpu", 0) != 0) continue;
+    const UniqueFd fd(
+        ::openat(instance_dir, fmt::format("per_cpu/{}/stats", e->d_name).c_str(), O_RDONLY));
+    char buf[1024] = {};
+    if (!fd || ::read(fd.get(), buf, sizeof buf - 1) <= 0) continue;
+    std::istringstream stats(buf);
+    for (std::string line; std::getline(stats, line);) {
+      if (line.rfind("overrun: ", 0) == 0 || line.rfind("dropped events: ", 0) == 0) {
+        lost += std::strtoull(line.c_str() + line.find(':') + 1, nullptr, 10);
+      }
+    }
+  }
+  ::closedir(cpus);
+  return lost;
+}
+
 pid_t nth_nspid(pid_t host_pid, int level) {
   std::istringstream ids(reaper::status_field(host_pid, "NSpid"));
   pid_t id = 0;
@@ -235,6 +257,7 @@ KernelSignalTrace::KernelSignalTrace(KernelSignalTrace&& other) noexcept
       level_(other.level_),
       reader_(std::move(other.reader_)),
       born_(std::move(other.born_)),
+      lost_before_(other.lost_before_),
       following_(std::exchange(other.following_, false)) {}
 
 KernelSignalTrace::~KernelSignalTrace() {
@@ -259,6 +282,7 @@ void KernelSignalTrace::follow(pid_t pid_one) {
   int level = -1;
   for (pid_t id = 0; ids >> id;) ++level;
   if (level > 0) level_ = level;
+  lost_before_ = lost_events(in->dir.get());
   write_at(in->dir.get(), "set_event_pid", std::to_string(pid_one), O_WRONLY | O_TRUNC);
   following_ = true;
 }
@@ -293,7 +317,13 @@ void KernelSignalTrace::pump() {
       s.target = in_sandbox(s.target);
       out += kernel_signal_line(s);
     }
-    for (const std::string& m : got.markers) out += "M " + m + "\n";
+    // Before each barrier, what the ring buffers lost since the case began, if anything.
+    for (const std::string& m : got.markers) {
+      if (const uint64_t lost = lost_events(in->dir.get()) - lost_before_; lost > 0) {
+        out += fmt::format("M lost {}\n", lost);
+      }
+      out += "M " + m + "\n";
+    }
   }
   // The pipe holds a megabyte; a case that stopped reading has its barrier time out instead.
   if (!out.empty()) (void)!::write(feed_.write.get(), out.data(), out.size());

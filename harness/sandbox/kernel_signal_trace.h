@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -26,7 +27,8 @@
 
 namespace reapcheck {
 
-// What the case inside the sandbox reads: forwarded events and markers, one per line.
+// What the case inside the sandbox reads: forwarded events and markers, one per line. Before a
+// barrier's marker comes "M lost <n>" when the trace lost events since the case began.
 struct KernelSignalFeed {
   int events = -1;  // the read end: kernel_signal_line() text
   int marker = -1;  // write "sync <n>" here; "M sync <n>" comes back on `events`
@@ -75,6 +77,7 @@ class KernelSignalTrace {
   int level_ = 1;  // where the sandbox's pid sits in a process's NSpid line
   TraceEventReader reader_;
   std::unordered_map<pid_t, pid_t> born_;  // host pid → the sandbox's, at the fork
+  uint64_t lost_before_ = 0;               // the ring buffers' losses when the case began
   bool following_ = false;
 };
 
