@@ -85,12 +85,19 @@ check kill-everything "\$c->{verdict} eq 'bystander-hit' && ($sent_outside)" \
 check signals-caller "\$c->{scenario} =~ /^(no-ps|busybox-ps)\$/ || \$c->{verdict} eq 'bystander-hit' &&
   grep { grep { \$_->{role} eq 'reaper host' } @{ \$_->{reached} } } $sent_outside" \
   "bystander-hit in every scenario: the reaper host, its caller, was signalled"
-# Its signals are the kernel's, not a system call's: as root the tracepoint names the write that
-# sent them (sender and all); without root the case must say it lacks that evidence.
+# Its signals are the kernel's, not a system call's: as root in the initial PID namespace the
+# tracepoint names the write that sent them (sender and all); elsewhere the case must say it lacks
+# that evidence.
+traceable=0
+if [ "$(id -u)" -eq 0 ] && grep -q tracefs /proc/filesystems &&
+  [ "$(stat -Lc %i /proc/self/ns/pid)" -eq $((0xEFFFFFFC)) ]; then
+  traceable=1
+fi
+export traceable
 check cgroup-kill-everything "\$c->{verdict} eq 'bystander-hit' && (
   grep({ \$_->{kernel} && \$_->{call} eq 'kernel: cgroup.kill' && \$_->{hit_outside} &&
          \$_->{sender}{pid} } @{ \$c->{signals} }) ||
-  grep({ /signals the kernel generates/ } @{ \$c->{missing_evidence} }) && \$> != 0)" \
+  !\$ENV{traceable} && grep({ /signals the kernel generates/ } @{ \$c->{missing_evidence} }))" \
   "bystander-hit in every scenario, the cgroup.kill that hit them in the ledger with its sender"
 check freezes-and-forgets "\$c->{verdict} ne 'pass' && @{ \$c->{survivors} }" \
   "never passes: the frozen tree survives"
