@@ -155,6 +155,13 @@ void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchRes
 // Measures into `result` as it goes, so an interrupted run still has what it finished.
 void measure(const ScenarioSet& inputs, const BenchArgs& args, BenchResult& result,
              const Note& note) {
+  if (args.ledger_only) {
+    BenchArgs matrix = args;
+    matrix.no_presets = true;
+    result.matrix_jobs = args.jobs;
+    measure_matrices(inputs, matrix, result, note);
+    return;
+  }
   measure_snapshots(args, result, note);
   measure_builtin_reaps(args, result, note);
   measure_preset_reaps(args, result, note);

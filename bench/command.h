@@ -9,9 +9,10 @@
 namespace reapcheck {
 
 struct BenchArgs {
-  bool quick = false;                      // smaller trees, one run each, no matrix: under a minute
-  bool no_presets = false;                 // the built-in matrix (with and without the ledger) only
-  std::string json_file;                   // bench.json elsewhere than the output directory
+  bool quick = false;        // smaller trees, one run each, no matrix: under a minute
+  bool no_presets = false;   // the built-in matrix (with and without the ledger) only
+  bool ledger_only = false;  // the built-in matrix with and without the ledger, nothing else
+  std::string json_file;     // bench.json elsewhere than the output directory
   std::string out_dir = "reports/latest";  // bench.json, bench.md and bench.svg
   int jobs = 1;                            // workers for the matrix's wall time
 };

@@ -102,7 +102,7 @@ std::string reap_tables(const BenchResult& r, bool preset, const std::string& he
 }
 
 std::string matrix_cell(const std::optional<double>& wall_s, int cases, int jobs, int unexpected) {
-  if (!wall_s) return "not run (--quick)";
+  if (!wall_s) return "not run (--quick, --no-presets or --ledger-only)";
   return fmt::format("{:.1f} s for {} cases on {} workers ({} unexpected)", *wall_s, cases, jobs,
                      unexpected);
 }
@@ -118,7 +118,7 @@ std::string harness_section(const BenchResult& r) {
       r.case_ms >= 0 ? fmt::format("{:.1f} ms", r.case_ms) : "—",
       matrix_cell(r.matrix_wall_s, r.matrix_cases, r.matrix_jobs, r.matrix_unexpected),
       r.matrix_wall_no_ledger_s ? fmt::format("{:.1f} s", *r.matrix_wall_no_ledger_s)
-                                : std::string("not run (--quick)"),
+                                : std::string("not run (--quick, --no-presets or --ledger-only)"),
       matrix_cell(r.presets_matrix_wall_s, r.presets_matrix_cases, r.matrix_jobs,
                   r.presets_matrix_unexpected));
 }

@@ -17,6 +17,9 @@ Command bench_command(CLI::App& app, const GlobalArgs& global) {
   cmd->add_flag("--no-presets", args->no_presets,
                 "Skip the --presets matrix, the longest part: the built-in matrix is still timed "
                 "with and without the signal ledger");
+  cmd->add_flag("--ledger-only", args->ledger_only,
+                "Only the built-in matrix, with and without the signal ledger: what the ledger "
+                "costs (implies --no-presets)");
   cmd->add_option("--json", args->json_file, "Write the JSON to FILE instead of DIR/bench.json")
       ->type_name("FILE");
   cmd->add_option("--out", args->out_dir, "Directory for bench.json, bench.md, bench.svg")
