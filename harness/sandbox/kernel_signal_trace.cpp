@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -56,19 +57,29 @@ UniqueFd open_tracefs() {
   return root;
 }
 
-// This process's tracing instance, with signal:signal_generate and its stacks on, tracing no one
-// until a case follows its PID 1. Removed when the process ends its use (close_instance), or by
-// the next run when the process died first.
-struct Instance {
+}  // namespace
+
+// This process's tracing instance, with signal:signal_generate and its stacks on, tracing what
+// the threads that clone sandboxes fork. Removed when the process ends its use (close_instance),
+// or by the next run when the process died first.
+struct TraceInstance {
   pid_t owner = 0;
   std::string name;
   UniqueFd tracefs;
   UniqueFd dir;
-  UniqueFd pipe;    // trace_pipe, non-blocking
-  UniqueFd marker;  // trace_marker
+  UniqueFd pipe;             // trace_pipe, non-blocking
+  UniqueFd marker;           // trace_marker
+  std::set<pid_t> followed;  // the threads in set_event_pid: a sandbox cloned by one is traced
 
-  static Instance open() {
-    Instance in;
+  // Traces what the calling thread forks from now on.
+  void follow_this_thread() {
+    if (followed.insert(::gettid()).second) {
+      write_at(dir.get(), "set_event_pid", std::to_string(::gettid()), O_WRONLY | O_APPEND);
+    }
+  }
+
+  static TraceInstance open() {
+    TraceInstance in;
     in.owner = ::getpid();
     in.name = fmt::format("{}{}", kInstancePrefix, in.owner);
     in.tracefs = open_tracefs();
@@ -82,11 +93,17 @@ struct Instance {
     const int d = in.dir.get();
     write_at(d, "trace_clock", "mono");  // CLOCK_MONOTONIC: the case's steady_clock
     write_at(d, "buffer_percent", "0");  // poll() wakes at the first event, not half a buffer
-    write_at(d, "options/stacktrace", "1");
-    write_at(d, "options/event-fork", "1");  // what a followed process forks is followed
-    write_at(d, "set_event_pid", "", O_WRONLY | O_TRUNC);
-    // SIGCHLD is every exit's; system calls' signals (SI_TKILL, SI_QUEUE) are the ledger's.
-    write_at(d, "events/signal/signal_generate/filter", "sig != 17 && (code == 0 || code == 128)");
+    // This thread and what it forks, at any depth: every sandbox it will clone. One write for
+    // the process's life; each write of set_event_pid waits for an RCU grace period (10-30 ms).
+    write_at(d, "options/event-fork", "1");
+    write_at(d, "set_event_pid", std::to_string(::gettid()), O_WRONLY | O_TRUNC);
+    in.followed.insert(::gettid());
+    // SIGCHLD is every exit's; system calls' signals (SI_TKILL, SI_QUEUE) are the ledger's. The
+    // stack is the signal's alone (a trigger, recorded right after the event it matched), not
+    // every forked process's as options/stacktrace would give.
+    constexpr std::string_view kWanted = "sig != 17 && (code == 0 || code == 128)";
+    write_at(d, "events/signal/signal_generate/filter", kWanted);
+    write_at(d, "events/signal/signal_generate/trigger", fmt::format("stacktrace if {}", kWanted));
     write_at(d, "events/signal/signal_generate/enable", "1");
     // Each new process's pid is translated when it is born: a target may be reaped a moment
     // after its signal, before the event is read.
@@ -107,9 +124,11 @@ struct Instance {
   }
 };
 
+namespace {
+
 // The process's instance, or why there is none; made on first use.
 struct InstanceSlot {
-  std::optional<Instance> instance;
+  std::optional<TraceInstance> instance;
   std::string why_not;
   pid_t tried_by = 0;
   ~InstanceSlot() {
@@ -131,7 +150,7 @@ std::string why_untraceable() {
   return "";
 }
 
-Instance* instance(std::string& why_not) {
+TraceInstance* instance(std::string& why_not) {
   InstanceSlot& s = slot();
   if (s.tried_by != ::getpid()) {  // first use in this process (a forked worker starts afresh)
     s.tried_by = ::getpid();
@@ -139,7 +158,7 @@ Instance* instance(std::string& why_not) {
     s.why_not = why_untraceable();
     if (s.why_not.empty()) {
       try {
-        s.instance = Instance::open();
+        s.instance = TraceInstance::open();
       } catch (const std::exception& e) {
         s.why_not = e.what();
       }
@@ -179,13 +198,17 @@ uint64_t lost_events(int instance_dir) {
   return lost;
 }
 
-pid_t nth_nspid(pid_t host_pid, int level) {
+// A process's pids from the initial PID namespace down to its own (NSpid); empty when gone.
+std::vector<pid_t> nspids(pid_t host_pid) {
   std::istringstream ids(reaper::status_field(host_pid, "NSpid"));
-  pid_t id = 0;
-  for (int i = 0; i <= level; ++i) {
-    if (!(ids >> id)) return 0;
-  }
-  return id;
+  std::vector<pid_t> out;
+  for (pid_t id = 0; ids >> id;) out.push_back(id);
+  return out;
+}
+
+pid_t nth_nspid(pid_t host_pid, int level) {
+  const std::vector<pid_t> ids = nspids(host_pid);
+  return level < static_cast<int>(ids.size()) ? ids[static_cast<size_t>(level)] : 0;
 }
 
 }  // namespace
@@ -233,12 +256,19 @@ std::variant<KernelSignalTrace, std::string> KernelSignalTrace::start(bool wante
     return std::get<std::string>(published());
   }
   std::string why_not;
-  Instance* in = instance(why_not);
+  TraceInstance* in = instance(why_not);
   if (in == nullptr) {
     published() = why_not;
     return why_not;
   }
-  // What the last case's processes made the kernel send after its barrier is no one's now.
+  try {
+    in->follow_this_thread();
+  } catch (const std::exception& e) {
+    published() = std::string(e.what());
+    return std::get<std::string>(published());
+  }
+  // What the last case's processes made the kernel send after its barrier is no one's now: they
+  // are all dead (the last sandbox's PID 1 was reaped), and nothing of theirs comes after this.
   char drain[65536];
   while (::read(in->pipe.get(), drain, sizeof drain) > 0) {
   }
@@ -246,51 +276,31 @@ std::variant<KernelSignalTrace, std::string> KernelSignalTrace::start(bool wante
   ::fcntl(feed.write.get(), F_SETPIPE_SZ, kFeedPipeBytes);
   ::fcntl(feed.write.get(), F_SETFL, O_NONBLOCK);
   published() = KernelSignalFeed{feed.read.get(), in->marker.get()};
-  return KernelSignalTrace(std::move(feed), 1);
+  return KernelSignalTrace(*in, std::move(feed));
 }
 
-KernelSignalTrace::KernelSignalTrace(reaper::Pipe feed, int level)
-    : feed_(std::move(feed)), level_(level) {}
+KernelSignalTrace::KernelSignalTrace(TraceInstance& in, reaper::Pipe feed)
+    : in_(&in), feed_(std::move(feed)), lost_before_(lost_events(in.dir.get())) {}
 
 KernelSignalTrace::KernelSignalTrace(KernelSignalTrace&& other) noexcept
-    : feed_(std::move(other.feed_)),
+    : in_(other.in_),
+      feed_(std::move(other.feed_)),
       level_(other.level_),
       reader_(std::move(other.reader_)),
       born_(std::move(other.born_)),
-      lost_before_(other.lost_before_),
-      following_(std::exchange(other.following_, false)) {}
+      lost_before_(other.lost_before_) {}
 
 KernelSignalTrace::~KernelSignalTrace() {
-  if (!feed_.write) return;  // moved from
-  try {
-    std::string why_not;
-    if (Instance* in = instance(why_not); in != nullptr && following_) {
-      write_at(in->dir.get(), "set_event_pid", "", O_WRONLY | O_TRUNC);
-    }
-    published() = std::string(kUnsandboxed);
-  } catch (const std::exception&) {
-    // The next case's start() drains what this one's leftovers sent, and publishes its own feed.
-  }
+  if (feed_.write) published() = std::string(kUnsandboxed);  // else moved from
 }
 
 void KernelSignalTrace::follow(pid_t pid_one) {
-  std::string why_not;
-  Instance* in = instance(why_not);
-  if (in == nullptr) return;
   // PID 1's own NSpid line ends with the sandbox's 1: its position is the sandbox's level.
-  std::istringstream ids(reaper::status_field(pid_one, "NSpid"));
-  int level = -1;
-  for (pid_t id = 0; ids >> id;) ++level;
-  if (level > 0) level_ = level;
-  lost_before_ = lost_events(in->dir.get());
-  write_at(in->dir.get(), "set_event_pid", std::to_string(pid_one), O_WRONLY | O_TRUNC);
-  following_ = true;
+  if (const size_t depth = nspids(pid_one).size(); depth > 1) level_ = static_cast<int>(depth) - 1;
 }
 
 int KernelSignalTrace::pollable() const {
-  std::string why_not;
-  const Instance* in = instance(why_not);
-  return in != nullptr ? in->pipe.get() : -1;
+  return in_->pipe.get();
 }
 
 pid_t KernelSignalTrace::in_sandbox(pid_t host_pid) {
@@ -299,9 +309,7 @@ pid_t KernelSignalTrace::in_sandbox(pid_t host_pid) {
 }
 
 void KernelSignalTrace::pump() {
-  std::string why_not;
-  Instance* in = instance(why_not);
-  if (in == nullptr) return;
+  TraceInstance* in = in_;
   std::string out;
   char buf[65536];
   for (;;) {

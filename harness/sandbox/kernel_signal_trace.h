@@ -44,6 +44,8 @@ std::optional<GeneratedSignal> parse_kernel_signal_line(const std::string& line,
 // which inherits it from the KernelSignalTrace that set it up.
 std::variant<KernelSignalFeed, std::string> kernel_signal_feed();
 
+struct TraceInstance;  // the process's tracing instance
+
 // The host side of one case: forwards what the sandbox's processes make the kernel send.
 class KernelSignalTrace {
  public:
@@ -56,7 +58,8 @@ class KernelSignalTrace {
   KernelSignalTrace(const KernelSignalTrace&) = delete;
   KernelSignalTrace& operator=(const KernelSignalTrace&) = delete;
 
-  // Traces `pid_one` and what it forks from now on (its host pid).
+  // Names the sandbox whose PID 1 is `pid_one` (its host pid): its pids are the ones forwarded.
+  // Every sandbox this thread clones is traced from its start.
   void follow(pid_t pid_one);
   // The fd to poll for events to forward.
   int pollable() const;
@@ -69,16 +72,16 @@ class KernelSignalTrace {
   static int reclaim_abandoned();
 
  private:
-  KernelSignalTrace(reaper::Pipe feed, int level);
+  KernelSignalTrace(TraceInstance& in, reaper::Pipe feed);
   // The sandbox's pid for a host pid: as translated at its birth, else now; 0 when gone.
   pid_t in_sandbox(pid_t host_pid);
 
+  TraceInstance* in_;  // the process's tracing instance, which outlives every case
   reaper::Pipe feed_;
   int level_ = 1;  // where the sandbox's pid sits in a process's NSpid line
   TraceEventReader reader_;
   std::unordered_map<pid_t, pid_t> born_;  // host pid → the sandbox's, at the fork
   uint64_t lost_before_ = 0;               // the ring buffers' losses when the case began
-  bool following_ = false;
 };
 
 }  // namespace reapcheck
