@@ -33,7 +33,7 @@ class BlockChildSignals {
   BlockChildSignals& operator=(const BlockChildSignals&) = delete;
 };
 
-// For a forked child: SIGCHLD back to default and every signal unblocked.
+// For a forked child: SIGCHLD back to default, every signal unblocked, and dumpable again.
 void reset_in_child();
 
 }  // namespace reapcheck::init

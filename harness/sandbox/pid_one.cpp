@@ -62,9 +62,11 @@ void die_with_harness(int go_fd) {
 void enter(int go_fd) {
   become_namespace_root();
   die_with_harness(go_fd);  // a change of uid clears the parent-death signal
-  // It also makes the process undumpable, which would hide its /proc files from the case's own
-  // uid (a preset's guard reads /proc/1/exe) and pass on to every child forked without an exec.
-  if (::prctl(PR_SET_DUMPABLE, 1) != 0) reaper::throw_sys("PR_SET_DUMPABLE");
+  // Out of the case's reach, though the reapers in it are root of the same user namespace. Never
+  // having exec'd, this process's memory belongs to the harness's user namespace, where they
+  // have no capability: undumpable, it cannot be ptraced, and its /proc/1/{mem,environ,fd}
+  // cannot be read, by anything inside. Its children are made dumpable again (init_reaping.h).
+  if (::prctl(PR_SET_DUMPABLE, 0) != 0) reaper::throw_sys("PR_SET_DUMPABLE");
   if (::setsid() < 0) reaper::throw_sys("setsid");
   bring_loopback_up();
   bound_pids();

@@ -4,9 +4,10 @@
 # "escape WHAT: reached" or "escape WHAT: blocked (WHY)". It kills nothing itself: the exec:
 # command that runs it does. Run outside the sandbox (escape_test.sh's negative control), every
 # attempt reaches its target, which belongs to the test.
-#   escape_reaper.sh CANARY_CGROUP CANARY_MARK SOCKET... -- FILE...
-cg=$1 mark=$2
-shift 2
+# RUNNER is the case runner's pid, 1 inside: its memory, fds and environment must be out of reach.
+#   escape_reaper.sh CANARY_CGROUP CANARY_MARK RUNNER SOCKET... -- FILE...
+cg=$1 mark=$2 runner=$3
+shift 3
 
 say() { echo "escape $1: $2" >&2; }
 try() { # WHAT COMMAND...: runs COMMAND, reports it reached or why not
@@ -26,6 +27,16 @@ try /proc unshare -m sh -c '
   [ -n "$found" ] && echo "the canary is $found" && exit 0
   echo "/proc unmounted, the canary not in it"
   exit 1' "$mark"
+
+# The case runner, which decides the verdict: attach to it (it could then be made to say
+# anything), read its environment, list its fds (the seccomp listener, the result pipe).
+try "ptrace $runner" python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.ptrace(0x4206, int(sys.argv[1]), 0, 0) != 0:  # PTRACE_SEIZE, no stop
+    sys.exit(os.strerror(ctypes.get_errno()))' "$runner"
+try "environ $runner" sh -c 'cat "/proc/$0/environ" >/dev/null' "$runner"
+try "fd $runner" ls "/proc/$runner/fd"
 
 for sock; do
   shift

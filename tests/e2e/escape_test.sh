@@ -2,7 +2,8 @@
 # As root, a reaper that tries each escape of issue 17 from inside the sandbox reaches nothing of
 # the host: a canary process in a host cgroup of its own survives a write to that group's
 # cgroup.kill; unmounting /proc shows no host process; no host Unix socket (under /run, or /tmp)
-# accepts it; no file it writes appears on the host. The case's evidence shows each attempt. The
+# accepts it; no file it writes appears on the host; the case runner, PID 1, can be neither
+# ptraced nor read through /proc. The case's evidence shows each attempt. The
 # negative control runs the same script on the host, against a second canary, and sees every
 # attempt reach: the test can fail. ctest runs it inside `unshare --pid --fork --mount-proc`.
 #   escape_test.sh BUILD_BIN_DIR SOURCE_DIR
@@ -67,23 +68,25 @@ started+=($!)
 read -r _ <"$work/listening"
 
 files=("/tmp/$mark.escaped" "$work/escaped" "$shared/escaped")
-escape() { # CANARY: the script and its arguments, in $args
-  args=("$src/tests/e2e/escape_reaper.sh" "$home/$mark-$1" "$mark-$1" "/run/$mark.sock"
+listener=${started[-1]}
+escape() { # CANARY RUNNER: the script and its arguments, in $args
+  args=("$src/tests/e2e/escape_reaper.sh" "$home/$mark-$1" "$mark-$1" "$2" "/run/$mark.sock"
     "$work/host.sock" -- "${files[@]}")
 }
 
-# Inside: every attempt blocked, the canary alive, nothing written, the tree still killed.
-escape in
+# Inside: every attempt blocked, the canary alive, nothing written, the tree still killed, the
+# case runner (PID 1) out of reach.
+escape in 1
 "$bin" run --scenario plain-child --expect-pass --json "$work/in.json" \
   --reaper "exec:sh ${args[*]}; /bin/kill -KILL -- -{pgid}" >"$work/in.out" 2>&1 ||
   fail "the sandboxed run did not pass: $(jq -r '.cases[0] | .verdict + ": " + .reason' "$work/in.json" 2>/dev/null) $(tail -n 5 "$work/in.out")"
 steps=$(jq -r '.cases[0].reaper_steps[]' "$work/in.json" 2>/dev/null)
 echo "$steps"
 for what in "cgroup.kill $home/$mark-in" /proc "socket /run/$mark.sock" "socket $work/host.sock" \
-  "write ${files[0]}" "write ${files[1]}" "write ${files[2]}"; do
+  "write ${files[0]}" "write ${files[1]}" "write ${files[2]}" "ptrace 1" "environ 1" "fd 1"; do
   grep -qF "escape $what: " <<<"$steps" || fail "the evidence does not show the attempt: $what"
 done
-for what in "cgroup.kill" /proc socket "write $work" "write $shared"; do
+for what in "cgroup.kill" /proc socket "write $work" "write $shared" ptrace environ "fd "; do
   if grep -F "escape $what" <<<"$steps" | grep -q ': reached'; then
     fail "from inside, reached: $(grep -F "escape $what" <<<"$steps")"
   fi
@@ -91,11 +94,12 @@ done
 alive "$canary_in" || fail "the canary in a host cgroup died"
 for f in "${files[@]}"; do [ ! -e "$f" ] || fail "the case wrote $f on the host"; done
 
-# The negative control: the same script on the host reaches each target.
-escape out
+# The negative control: the same script on the host reaches each target, the runner's part
+# played by the test's socket listener.
+escape out "$listener"
 out=$(sh "${args[@]}" 2>&1)
 echo "$out"
-for what in "cgroup.kill" /proc "socket /run" "socket $work" "write"; do
+for what in "cgroup.kill" /proc "socket /run" "socket $work" "write" ptrace environ "fd "; do
   grep -F "escape $what" <<<"$out" | grep -q ': reached' ||
     fail "outside the sandbox, did not reach $what: the test could not see an escape"
 done
