@@ -159,7 +159,8 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
       ->capture_default_str()
       ->check(CLI::Range(0, 600000));
   cmd->add_option("--settle", args->settle_ms,
-                  "How long members may take to die after the reaper returns, in ms")
+                  "How long members may take to die after the reaper returns, in ms (one already "
+                  "dying then, SIGKILL pending or exiting, is waited for up to 10 s more)")
       ->type_name("MS")
       ->capture_default_str()
       ->check(CLI::Range(1, 600000));

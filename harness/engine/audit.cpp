@@ -1,6 +1,7 @@
 #include "harness/engine/audit.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "harness/engine/activity.h"
 #include "harness/model/text.h"
@@ -51,6 +52,25 @@ bool alive(const Member& m) {
   return m.pidfd && !reaper::pidfd_exited(m.pidfd.get());
 }
 
+bool any_dying(const std::vector<const std::vector<Member>*>& groups) {
+  for (const auto* group : groups) {
+    for (const Member& m : *group) {
+      if (alive(m) && dying(m.pid)) return true;
+    }
+  }
+  return false;
+}
+
+std::set<pid_t> alive_not_dying(const std::vector<const std::vector<Member>*>& groups) {
+  std::set<pid_t> out;
+  for (const auto* group : groups) {
+    for (const Member& m : *group) {
+      if (alive(m) && !dying(m.pid)) out.insert(m.pid);
+    }
+  }
+  return out;
+}
+
 // Nothing more can happen to the tree: all of it dead; or every live process of it idle and
 // not dying, and none of the reaper's own left running (which might yet kill it).
 bool certain(const std::vector<const std::vector<Member>*>& groups, const Census& census,
@@ -74,10 +94,16 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
                   const AuditScope& scope) {
   const auto start = Clock::now();
   const auto deadline = start + scope.settle;
+  // A member already dying when `settle` has passed (SIGKILL pending, or exiting) is the
+  // kernel's to finish: it is waited for a while longer rather than called a survivor, which on
+  // a loaded machine a 1,000-process namespace teardown would make a matter of load.
+  const auto dying_deadline = deadline + scope.dying_bound;
   std::set<pid_t> known;  // every pid already tracked, announced or found by a scan
   for (const Member& m : members) known.insert(m.pid);
   std::vector<Member> unannounced;
   const std::vector<const std::vector<Member>*> groups = {&members, &unannounced};
+  std::optional<reaper::ProcTable> at_bound;  // the sandbox when `settle` passed, if it did
+  std::set<pid_t> outlived;  // members then alive and not dying: survivors, whatever comes after
   // Each look that finds something still under way waits for a death a little longer, up to
   // 16 ms; a death wakes it at once.
   auto backoff = std::chrono::milliseconds(1);
@@ -85,8 +111,14 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
     watch.wait(Clock::now());  // the deaths so far
     const bool grew = find_unannounced(scope, known, watch, unannounced);
     if (!grew && certain(groups, census, scope)) break;
-    if (Clock::now() >= deadline) break;
-    watch.wait(std::min(deadline, Clock::now() + backoff));
+    const auto now = Clock::now();
+    if (now >= deadline && !at_bound) {
+      // Who outlived `settle` is decided now: what dies while the dying finish changes nothing.
+      at_bound = reaper::ProcTable::read("/proc", reaper::Detail::full);
+      outlived = alive_not_dying(groups);
+    }
+    if (now >= deadline && (now >= dying_deadline || !any_dying(groups))) break;
+    watch.wait(std::min(now < deadline ? deadline : dying_deadline, now + backoff));
     backoff = std::min(std::chrono::milliseconds(16), backoff * 2);
   }
 
@@ -97,8 +129,9 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
     for (const Member& m : *group) {
       // Alive until its pidfd reports the exit of its whole thread group, whatever /proc shows
       // for the leader.
-      if (m.watch_slot < 0 || !alive(m)) continue;
-      const reaper::ProcInfo* p = table.find(m.pid);
+      if (m.watch_slot < 0 || (!alive(m) && outlived.count(m.pid) == 0)) continue;
+      const reaper::ProcInfo* p = outlived.count(m.pid) != 0 ? at_bound->find(m.pid) : nullptr;
+      if (p == nullptr) p = table.find(m.pid);
       result.survivors.push_back(p != nullptr ? record_of(*p, m.role)
                                               : ProcessRecord{m.pid, 0, 0, 0, "?", m.role, {}});
     }

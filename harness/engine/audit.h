@@ -33,6 +33,9 @@ struct AuditResult {
   double watched_ms = 0;    // from the start of the audit until its outcome was certain
 };
 
+// How much longer than `settle` a member that is dying by then is waited for.
+inline constexpr std::chrono::milliseconds kDyingBound{10000};
+
 // What the audit knows besides the members.
 struct AuditScope {
   std::chrono::steady_clock::time_point since;  // the kill request
@@ -44,15 +47,20 @@ struct AuditScope {
   // The reaper's own processes still running when it returned (a detached helper): while one
   // runs, anything may still happen to the tree. Pidfds.
   std::vector<int> reaper_left_running;
+  // How much longer than `settle` it watches those dying when `settle` passed.
+  std::chrono::milliseconds dying_bound = kDyingBound;
 };
 
 // Watches until the outcome is certain, then says who survived. A member that is dead is done;
 // one that is dying or busy (activity.h) is waited for; one that is alive, idle and not dying
 // will not die by itself — once every process of the tree is so, and none of the reaper's is
 // left running, nothing more can happen and the audit ends, with no further wait. `settle` bounds
-// the whole. Processes the tree started without announcing them (found in the sandbox's /proc,
-// outside `outside`) are of the tree too. A process is dead when its pidfd says its whole thread
-// group has exited, not when /proc shows its leader as Z.
+// the whole, except for members dying when it passes: they are waited for up to `dying_bound`
+// more, and the audit ends when none is left dying. Who survives is decided when `settle`
+// passes: a member then alive and not dying is a survivor even if it dies meanwhile. Processes the
+// tree started without announcing them (found in the sandbox's /proc, outside `outside`) are of the
+// tree too. A process is dead when its pidfd says its whole thread group has exited, not when /proc
+// shows its leader as Z.
 AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census& census,
                   const AuditScope& scope);
 

@@ -7,6 +7,7 @@
 
 #include "harness/catalog/catalog.h"
 #include "harness/engine/applicability.h"
+#include "harness/engine/audit.h"
 #include "harness/engine/case.h"
 #include "harness/engine/case_body.h"
 #include "harness/engine/case_environment.h"
@@ -59,7 +60,7 @@ std::chrono::milliseconds sandbox_deadline(const Scenario& scenario, const CaseO
   constexpr int kMembersPerReadyPeriod = 100;
   const int periods = 1 + scenario.member_count() / kMembersPerReadyPeriod;
   return options.ready * periods + options.grace + options.reaper_deadline + options.settle +
-         std::chrono::milliseconds(5000);
+         kDyingBound + std::chrono::milliseconds(5000);
 }
 
 CaseResult observe_sandboxed(const Scenario& scenario, const ReaperChoice& reaper,

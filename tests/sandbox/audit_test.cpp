@@ -1,0 +1,120 @@
+// The audit's settle bound, with a member that stays dying for as long as the test wants: the
+// init of a PID namespace whose exit the kernel holds (PF_EXITING) until every process in its
+// namespace is reaped, one of which is a child of the test's, outside that namespace.
+#include "harness/engine/audit.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "harness/engine/activity.h"
+#include "reaper/os/pidfd.h"
+#include "reaper/os/sys_error.h"
+
+namespace reapcheck {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void wait_forever() {
+  for (;;) ::pause();
+}
+
+Member member(pid_t pid, const std::string& role) {
+  auto fd = reaper::pidfd_open(pid);
+  if (!fd) reaper::throw_sys("pidfd_open " + std::to_string(pid));
+  return Member{pid, role, std::move(*fd), -1};
+}
+
+// A namespace's init, killed and left dying: its namespace holds `held`, this process's child,
+// dead and not reaped.
+struct HeldInit {
+  pid_t init = 0;
+  pid_t held = 0;
+
+  HeldInit() {
+    init = static_cast<pid_t>(
+        ::syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, nullptr, nullptr, nullptr, 0));
+    if (init < 0) reaper::throw_sys("clone a PID namespace");
+    if (init == 0) wait_forever();
+    const reaper::UniqueFd own(::open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC));
+    const reaper::UniqueFd theirs(
+        ::open(("/proc/" + std::to_string(init) + "/ns/pid").c_str(), O_RDONLY | O_CLOEXEC));
+    if (!own || !theirs || ::setns(theirs.get(), CLONE_NEWPID) != 0) {
+      reaper::throw_sys("enter the namespace for the next child");
+    }
+    held = ::fork();
+    if (held == 0) wait_forever();
+    ::setns(own.get(), CLONE_NEWPID);
+    if (held < 0) reaper::throw_sys("fork into the namespace");
+    ::kill(init, SIGKILL);
+  }
+  void release() const { ::waitpid(held, nullptr, 0); }
+  ~HeldInit() {
+    ::kill(held, SIGKILL);
+    release();
+    ::waitpid(init, nullptr, 0);
+  }
+};
+
+TEST(Audit, WaitsPastTheSettleBoundForAMemberThatIsDyingAndOnlyForIt) {
+  if (::geteuid() != 0) GTEST_SKIP() << "a PID namespace of the test's own needs root";
+  HeldInit held;
+  const pid_t idle = ::fork();
+  if (idle == 0) wait_forever();
+  std::vector<Member> members;
+  members.push_back(member(held.init, "dying"));
+  members.push_back(member(idle, "idle"));
+  DeathWatch watch;
+  watch_members(members, watch);
+  // The init is dying before the audit starts: its pidfd has not fired, but it is exiting.
+  const auto settled_by = Clock::now() + 5s;
+  while (!dying(held.init) && Clock::now() < settled_by) watch.wait(Clock::now() + 1ms);
+  ASSERT_TRUE(dying(held.init));
+
+  const std::set<pid_t> no_session;
+  AuditScope scope{Clock::now(), 50ms, {}, &no_session, {}};
+  scope.dying_bound = 20s;
+  // The event under test is the settle bound passing: well after it, the idle member is killed
+  // (too late: it outlived the bound) and the init let go.
+  std::thread after_bound([&] {
+    std::this_thread::sleep_until(scope.since + scope.settle + 200ms);
+    ::kill(idle, SIGKILL);
+    held.release();
+  });
+  const AuditResult result = audit(members, watch, Census(), scope);
+  after_bound.join();
+  ::waitpid(idle, nullptr, 0);
+
+  ASSERT_EQ(result.survivors.size(), 1U);
+  EXPECT_EQ(result.survivors[0].role, "idle");
+  EXPECT_EQ(result.survivors[0].pid, idle);
+  EXPECT_GE(result.watched_ms, 200);    // waited for the dying init well past the bound
+  EXPECT_LT(result.watched_ms, 10000);  // and no longer than it took to die
+}
+
+TEST(Audit, AMemberStillDyingAtTheDyingBoundIsASurvivor) {
+  if (::geteuid() != 0) GTEST_SKIP() << "a PID namespace of the test's own needs root";
+  HeldInit held;  // never let go while the audit watches
+  std::vector<Member> members;
+  members.push_back(member(held.init, "dying"));
+  DeathWatch watch;
+  watch_members(members, watch);
+  const std::set<pid_t> no_session;
+  AuditScope scope{Clock::now(), 50ms, {}, &no_session, {}};
+  scope.dying_bound = 100ms;
+  const AuditResult result = audit(members, watch, Census(), scope);
+  ASSERT_EQ(result.survivors.size(), 1U);
+  EXPECT_EQ(result.survivors[0].role, "dying");
+  EXPECT_GE(result.watched_ms, 150);
+}
+
+}  // namespace
+}  // namespace reapcheck
