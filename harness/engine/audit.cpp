@@ -75,6 +75,12 @@ std::set<pid_t> alive_not_dying(const std::vector<const std::vector<Member>*>& g
 // not dying, and none of the reaper's own left running (which might yet kill it).
 bool certain(const std::vector<const std::vector<Member>*>& groups, const Census& census,
              const AuditScope& scope) {
+  // The reaper's processes first: once they have all exited, every signal they sent is queued
+  // already, so the tree's state read after this shows it. Read the other way round, a helper
+  // could signal an idle member and exit between the two reads.
+  const bool reaper_done =
+      std::all_of(scope.reaper_left_running.begin(), scope.reaper_left_running.end(),
+                  [](int fd) { return reaper::pidfd_exited(fd); });
   bool any_alive = false;
   for (const auto* group : groups) {
     for (const Member& m : *group) {
@@ -83,9 +89,7 @@ bool certain(const std::vector<const std::vector<Member>*>& groups, const Census
       if (activity(m.pid, m.pidfd.get(), census) != Activity::settled) return false;
     }
   }
-  return !any_alive ||
-         std::all_of(scope.reaper_left_running.begin(), scope.reaper_left_running.end(),
-                     [](int fd) { return reaper::pidfd_exited(fd); });
+  return !any_alive || reaper_done;
 }
 
 }  // namespace
