@@ -52,20 +52,13 @@ bool alive(const Member& m) {
   return m.pidfd && !reaper::pidfd_exited(m.pidfd.get());
 }
 
-bool any_dying(const std::vector<const std::vector<Member>*>& groups) {
-  for (const auto* group : groups) {
-    for (const Member& m : *group) {
-      if (alive(m) && dying(m.pid)) return true;
-    }
-  }
-  return false;
-}
-
-std::set<pid_t> alive_not_dying(const std::vector<const std::vector<Member>*>& groups) {
+// The live members that are dying (`dying_wanted`) or that are not.
+std::set<pid_t> alive_where(const std::vector<const std::vector<Member>*>& groups,
+                            bool dying_wanted) {
   std::set<pid_t> out;
   for (const auto* group : groups) {
     for (const Member& m : *group) {
-      if (alive(m) && !dying(m.pid)) out.insert(m.pid);
+      if (alive(m) && dying(m.pid) == dying_wanted) out.insert(m.pid);
     }
   }
   return out;
@@ -116,12 +109,13 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
     const bool grew = find_unannounced(scope, known, watch, unannounced);
     if (!grew && certain(groups, census, scope)) break;
     const auto now = Clock::now();
-    if (now >= deadline && !at_bound) {
+    const bool past_bound = now >= deadline;
+    if (past_bound && (now >= dying_deadline || alive_where(groups, true).empty())) break;
+    if (past_bound && !at_bound) {
       // Who outlived `settle` is decided now: what dies while the dying finish changes nothing.
       at_bound = reaper::ProcTable::read("/proc", reaper::Detail::full);
-      outlived = alive_not_dying(groups);
+      outlived = alive_where(groups, false);
     }
-    if (now >= deadline && (now >= dying_deadline || !any_dying(groups))) break;
     watch.wait(std::min(now < deadline ? deadline : dying_deadline, now + backoff));
     backoff = std::min(std::chrono::milliseconds(16), backoff * 2);
   }

@@ -71,7 +71,8 @@ struct TraceInstance {
   UniqueFd marker;           // trace_marker
   std::set<pid_t> followed;  // the threads in set_event_pid: a sandbox cloned by one is traced
 
-  // Traces what the calling thread forks from now on.
+  // Traces what the calling thread forks from now on. One write per thread for the process's
+  // life: each write of set_event_pid waits for an RCU grace period (10-30 ms).
   void follow_this_thread() {
     if (followed.insert(::gettid()).second) {
       write_at(dir.get(), "set_event_pid", std::to_string(::gettid()), O_WRONLY | O_APPEND);
@@ -93,11 +94,8 @@ struct TraceInstance {
     const int d = in.dir.get();
     write_at(d, "trace_clock", "mono");  // CLOCK_MONOTONIC: the case's steady_clock
     write_at(d, "buffer_percent", "0");  // poll() wakes at the first event, not half a buffer
-    // This thread and what it forks, at any depth: every sandbox it will clone. One write for
-    // the process's life; each write of set_event_pid waits for an RCU grace period (10-30 ms).
+    // What a followed thread forks, at any depth, is followed: every sandbox it clones.
     write_at(d, "options/event-fork", "1");
-    write_at(d, "set_event_pid", std::to_string(::gettid()), O_WRONLY | O_TRUNC);
-    in.followed.insert(::gettid());
     // SIGCHLD is every exit's; system calls' signals (SI_TKILL, SI_QUEUE) are the ledger's. The
     // stack is the signal's alone (a trigger, recorded right after the event it matched), not
     // every forked process's as options/stacktrace would give.
