@@ -144,8 +144,13 @@ bool Agent::reap_if_exited() {
   return reaped_ = info.si_pid != 0;
 }
 
-bool Agent::wait_reaping(std::chrono::steady_clock::time_point until) {
+bool Agent::wait_exit(std::chrono::steady_clock::time_point until) {
   if (!reaped_ && pidfd_wait_exit(pidfd_.get(), time_left(until))) reap_if_exited();
+  return reaped_;
+}
+
+bool Agent::wait_reaping(std::chrono::steady_clock::time_point until) {
+  wait_exit(until);
   // Exited early or not, the caller's timer runs to its end: it models a runtime timer
   // (setTimeout) in the technique under test, not a wait for an event.
   std::this_thread::sleep_until(until);

@@ -56,6 +56,11 @@ class Agent {
   // timers: the pid is freed at once, whatever the reaper's own loop is doing.
   bool wait_reaping(std::chrono::steady_clock::time_point until);
 
+  // Waits until the agent exits (reaping it) or `until`, whichever comes first: an
+  // orchestrator waiting on the process itself, as after its SIGKILL, not on a timer.
+  // Returns whether it has exited.
+  bool wait_exit(std::chrono::steady_clock::time_point until);
+
  private:
   pid_t pid_;
   UniqueFd pidfd_;

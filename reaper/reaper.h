@@ -30,6 +30,11 @@ struct ReaperConfig {
   // cgroup: the cgroup v2 directory under which each agent gets a group of its own. Empty: the
   // calling process's own cgroup.
   std::string cgroup_parent;
+  // How long past the grace period a kill that waits on another program (the harness's exec:
+  // command, a supervisor after its SIGKILL) may take before it counts as hung. The caller
+  // scales it with the tree: a kill command that runs ps once per process needs time in
+  // proportion, and more on a loaded machine.
+  std::chrono::milliseconds hung_after{5000};
 };
 
 struct ReaperInfo {

@@ -37,13 +37,14 @@ std::optional<std::string> command_after(std::string_view id, std::string_view p
 ReaperChoice exec_choice(std::string id, std::string command, ReaperChoice::Origin origin,
                          std::vector<Need> needs) {
   std::string technique = "exec: " + command;
-  return {origin,
-          std::move(id),
-          std::move(technique),
-          [command](const reaper::ReaperConfig&) { return make_exec_command(command); },
-          std::move(needs),
-          false,
-          std::move(command)};  // after the lambda's copy: a braced list is evaluated in order
+  return {
+      origin,
+      std::move(id),
+      std::move(technique),
+      [command](const reaper::ReaperConfig& config) { return make_exec_command(command, config); },
+      std::move(needs),
+      false,
+      std::move(command)};  // after the lambda's copy: a braced list is evaluated in order
 }
 
 ReaperChoice supervise_choice(std::string id, std::string command, ReaperChoice::Origin origin,
@@ -52,8 +53,8 @@ ReaperChoice supervise_choice(std::string id, std::string command, ReaperChoice:
   return {origin,
           std::move(id),
           std::move(technique),
-          [command = std::move(command)](const reaper::ReaperConfig&) {
-            return make_supervise(command);
+          [command = std::move(command)](const reaper::ReaperConfig& config) {
+            return make_supervise(command, config);
           },
           std::move(needs),
           true};

@@ -1,6 +1,7 @@
 #include "harness/catalog/external.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <linux/close_range.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -21,7 +22,6 @@ namespace {
 namespace asio = boost::asio;
 namespace bp = boost::process::v2;
 
-constexpr std::chrono::milliseconds kCommandDeadline{5000};  // beyond the grace period
 constexpr size_t kStderrKept = 4096;
 
 // Child-side set-up for the command, run between fork and exec: a process group of its own, so
@@ -114,7 +114,8 @@ std::string with_stderr(const std::string& what, const std::string& stderr_text)
 
 class ExecCommand final : public reaper::Reaper {
  public:
-  explicit ExecCommand(std::string command) : command_(std::move(command)) {}
+  ExecCommand(std::string command, std::chrono::milliseconds hung_after)
+      : command_(std::move(command)), hung_after_(hung_after) {}
 
   reaper::Agent spawn(const reaper::AgentSpec& spec) override {
     worktree_ = spec.cwd;
@@ -132,7 +133,7 @@ class ExecCommand final : public reaper::Reaper {
                    {"grace_s", std::to_string(static_cast<double>(grace.count()) / 1000.0)}});
     report.note("exec: " + command);
     const CommandRun run =
-        run_command(command, std::chrono::steady_clock::now() + grace + kCommandDeadline);
+        run_command(command, std::chrono::steady_clock::now() + grace + hung_after_);
     if (!run.stderr_text.empty()) report.note("stderr: " + run.stderr_text);
     const std::string quoted = "'" + command + "'";
     if (run.timed_out) {
@@ -154,6 +155,7 @@ class ExecCommand final : public reaper::Reaper {
 
  private:
   std::string command_;
+  std::chrono::milliseconds hung_after_;
   std::string worktree_;
 };
 
@@ -161,7 +163,8 @@ class ExecCommand final : public reaper::Reaper {
 // the readiness fds kept), only under CMD.
 class Supervise final : public reaper::Reaper {
  public:
-  explicit Supervise(std::string command) : command_(std::move(command)) {}
+  Supervise(std::string command, std::chrono::milliseconds hung_after)
+      : command_(std::move(command)), hung_after_(hung_after) {}
 
   reaper::Agent spawn(const reaper::AgentSpec& spec) override {
     // sh -c 'exec CMD "$@"' sh AGENT...: the supervisor keeps the shell's pid.
@@ -178,7 +181,12 @@ class Supervise final : public reaper::Reaper {
     if (!supervisor.wait_reaping(std::chrono::steady_clock::now() + grace)) {
       reaper::pidfd_signal(supervisor.pidfd(), SIGKILL);
       report.note("SIGKILL to the supervisor after the grace period");
-      supervisor.wait_reaping(std::chrono::steady_clock::now() + kCommandDeadline);
+      // Waited for as the process it is, not as a timer: the kill is done once it has exited.
+      if (!supervisor.wait_exit(std::chrono::steady_clock::now() + hung_after_)) {
+        throw reaper::Timeout(fmt::format("the supervisor had not exited {} ms after its SIGKILL",
+                                          hung_after_.count()));
+      }
+      report.note("the supervisor exited after its SIGKILL");
     } else {
       report.note("the supervisor exited");
     }
@@ -187,6 +195,7 @@ class Supervise final : public reaper::Reaper {
 
  private:
   std::string command_;
+  std::chrono::milliseconds hung_after_;
 };
 
 }  // namespace
@@ -220,12 +229,14 @@ std::string fill_placeholders(const std::string& command,
   return out;
 }
 
-std::unique_ptr<reaper::Reaper> make_exec_command(std::string command) {
-  return std::make_unique<ExecCommand>(std::move(command));
+std::unique_ptr<reaper::Reaper> make_exec_command(std::string command,
+                                                  const reaper::ReaperConfig& config) {
+  return std::make_unique<ExecCommand>(std::move(command), config.hung_after);
 }
 
-std::unique_ptr<reaper::Reaper> make_supervise(std::string command) {
-  return std::make_unique<Supervise>(std::move(command));
+std::unique_ptr<reaper::Reaper> make_supervise(std::string command,
+                                               const reaper::ReaperConfig& config) {
+  return std::make_unique<Supervise>(std::move(command), config.hung_after);
 }
 
 }  // namespace reapcheck

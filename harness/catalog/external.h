@@ -16,11 +16,14 @@ namespace reapcheck {
 // CMD runs through sh (started with Boost.Process v2) at kill time with {pid}, {pgid}, {sid},
 // {worktree} and {grace_s} filled in, each shell-quoted: a worktree path with spaces, quotes or
 // $(...) stays one word and runs nothing. Its stderr is kept for the report; past the grace
-// period plus a deadline, its process group is killed and the kill is a Timeout.
-std::unique_ptr<reaper::Reaper> make_exec_command(std::string command);
+// period plus `config.hung_after`, its process group is killed and the kill is a Timeout.
+std::unique_ptr<reaper::Reaper> make_exec_command(std::string command,
+                                                  const reaper::ReaperConfig& config);
 
-// The agent runs as `CMD <agent argv...>`; killing sends SIGTERM to CMD, SIGKILL after the grace.
-std::unique_ptr<reaper::Reaper> make_supervise(std::string command);
+// The agent runs as `CMD <agent argv...>`; killing sends SIGTERM to CMD, SIGKILL after the grace
+// (then waits for it up to `config.hung_after`).
+std::unique_ptr<reaper::Reaper> make_supervise(std::string command,
+                                               const reaper::ReaperConfig& config);
 
 // `text` as one word of sh: in single quotes, each ' written as '\''.
 std::string shell_quote(const std::string& text);

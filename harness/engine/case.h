@@ -30,7 +30,8 @@ struct CaseOptions {
   std::chrono::milliseconds settle{1000};  // how long members may take to die after the reaper
   std::chrono::milliseconds ready{
       10000};  // how long the fixture may go without announcing a member
-  std::chrono::milliseconds reaper_deadline{10000};  // on top of the grace period
+  // On top of the grace period, for the smallest tree; reaper_allowance() adds to it per member.
+  std::chrono::milliseconds reaper_deadline{10000};
   std::string cgroup_parent;  // where the cgroup reaper makes its groups; empty: its own cgroup
   bool ledger = true;         // record every signal of the reaper's side (signal_ledger.h)
   // Outside any sandbox, on the real host (reapcheck reproduce --no-sandbox): the audit looks
@@ -41,6 +42,14 @@ struct CaseOptions {
   // caller owns and may keep; empty: a fresh one, removed afterwards.
   std::filesystem::path scratch;
 };
+
+// How long past the grace period the reaper may take on a tree of `members` before the case
+// runner gives up on it: options.reaper_deadline, and 20 ms more per member. A reaper that visits
+// each process (a ps per pid, each signal held by the ledger until its target settles) takes
+// time in proportion to the tree, more so on a loaded machine; a hung one still times out.
+// External commands get half of it (ReaperConfig::hung_after), so that their own deadline ends
+// them, with their stderr kept, before the runner gives up on the reaper host.
+std::chrono::milliseconds reaper_allowance(const CaseOptions& options, int members);
 
 // Runs the case and returns its result, judged and compared with its expectation. Never throws
 // for what happens inside the sandbox: failures become setup-error, reaper-error or

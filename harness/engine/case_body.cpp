@@ -225,7 +225,8 @@ class CaseBody {
                   agent_spec(ready),
                   std::nullopt,
                   options_.grace,
-                  reaper::ReaperConfig{options_.cgroup_parent},
+                  reaper::ReaperConfig{options_.cgroup_parent,
+                                       reaper_allowance(options_, scenario_.member_count()) / 2},
                   options_.ledger,
                   path_};
     // A sibling spawned by the same orchestrator would die with it by design: it is no
@@ -244,7 +245,8 @@ class CaseBody {
   ReaperHost::Reply request_kill(ReaperHost& host, std::optional<Race>& race,
                                  Bystanders& bystanders, DeathWatch& deaths, SignalLedger* ledger,
                                  Clock::time_point start) {
-    const auto deadline = start + options_.grace + options_.reaper_deadline;
+    const auto deadline =
+        start + options_.grace + reaper_allowance(options_, scenario_.member_count());
     switch (scenario_.setup.request) {
       case CaseSetup::Request::orchestrator_killed:
         return kill_orchestrator(host, deaths, deadline);

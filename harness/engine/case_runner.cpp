@@ -54,13 +54,23 @@ CaseResult blocked(Blocker::Kind kind, std::string reason) {
   return r;
 }
 
+}  // namespace
+
+std::chrono::milliseconds reaper_allowance(const CaseOptions& options, int members) {
+  constexpr std::chrono::milliseconds kPerMember{20};
+  return options.reaper_deadline + members * kPerMember;
+}
+
+namespace {
+
 // The backstop against a case that hangs. The readiness deadline is renewed by each member the
 // tree announces (a slow machine is not a stalled tree), so the tree's share grows with its size.
 std::chrono::milliseconds sandbox_deadline(const Scenario& scenario, const CaseOptions& options) {
   constexpr int kMembersPerReadyPeriod = 100;
   const int periods = 1 + scenario.member_count() / kMembersPerReadyPeriod;
-  return options.ready * periods + options.grace + options.reaper_deadline + options.settle +
-         kDyingBound + std::chrono::milliseconds(5000);
+  return options.ready * periods + options.grace +
+         reaper_allowance(options, scenario.member_count()) + options.settle + kDyingBound +
+         std::chrono::milliseconds(5000);
 }
 
 CaseResult observe_sandboxed(const Scenario& scenario, const ReaperChoice& reaper,
