@@ -1,6 +1,10 @@
 #include "harness/engine/activity.h"
 
+#include <fcntl.h>
+#include <linux/nsfs.h>
 #include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +18,7 @@
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
 #include "reaper/os/read_file.h"
+#include "reaper/os/unique_fd.h"
 
 namespace reapcheck {
 namespace {
@@ -164,15 +169,51 @@ Wait process_wait(pid_t pid) {
   return worst;
 }
 
-}  // namespace
-
-bool dying(pid_t pid) {
+// One of the process's threads is exiting or has SIGKILL pending.
+bool own_threads_dying(pid_t pid) {
   const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
   std::error_code ec;
   for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
     if (thread_dying(task.path().string())) return true;
   }
   return false;
+}
+
+// Translates a pid of the namespace `ns_fd` into the reader's (Linux 6.11; Debian 12's headers
+// predate it).
+#ifndef NS_GET_PID_FROM_PIDNS
+constexpr unsigned long NS_GET_PID_FROM_PIDNS = _IOR(NSIO, 0x6, int);  // NOLINT
+#endif
+
+ino_t inode_of(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 ? st.st_ino : 0;
+}
+
+// The process lives in a PID namespace nested below the reader's whose init is dying: when an
+// init exits, the kernel SIGKILLs every process of its namespace (and of those nested in it).
+// Until the init gets there, they look idle. Each level is asked through the namespace's own fd
+// (NS_GET_PID_FROM_PIDNS for its pid 1, NS_GET_PARENT for the next level up), so no walk of
+// /proc is needed; a kernel without them answers false, as before.
+bool enclosing_init_dying(pid_t pid) {
+  static const ino_t own = [] {
+    reaper::UniqueFd self(::open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC));
+    return self ? inode_of(self.get()) : 0;
+  }();
+  const std::string path = "/proc/" + std::to_string(pid) + "/ns/pid";
+  reaper::UniqueFd ns(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  for (int level = 0; ns && own != 0 && inode_of(ns.get()) != own && level < 32; ++level) {
+    const int init = ::ioctl(ns.get(), NS_GET_PID_FROM_PIDNS, 1);
+    if (init > 0 && init != pid && own_threads_dying(init)) return true;
+    ns = reaper::UniqueFd(::ioctl(ns.get(), NS_GET_PARENT));
+  }
+  return false;
+}
+
+}  // namespace
+
+bool dying(pid_t pid) {
+  return own_threads_dying(pid) || enclosing_init_dying(pid);
 }
 
 Activity activity(pid_t pid, int pidfd, const Census& census,

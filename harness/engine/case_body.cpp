@@ -156,7 +156,7 @@ class CaseBody {
     phases.mark("kill");
     std::vector<std::pair<ProcessRecord, int>> late;
     if (reported_done()) {
-      late = late_members(members);
+      late = late_members(members, scenario_.held_roles());
       r.rebind_failures = rebind_ports(ports_, returned + options_.settle);
     }
     std::vector<reaper::UniqueFd> left_running;
@@ -285,11 +285,14 @@ class CaseBody {
   }
 
   // Members alive, and not dying, at this instant (the reaper has just reported done), each with
-  // its slot in the case's DeathWatch.
+  // its slot in the case's DeathWatch. Not the members a race held (`held`): the harness itself
+  // released them to exit once the decoy was in place, so when they are gone says nothing of
+  // the reaper (and they cannot survive it).
   static std::vector<std::pair<ProcessRecord, int>> late_members(
-      const std::vector<Member>& members) {
+      const std::vector<Member>& members, const std::vector<std::string>& held) {
     std::vector<std::pair<ProcessRecord, int>> out;
     for (const Member& m : members) {
+      if (std::find(held.begin(), held.end(), m.role) != held.end()) continue;
       if (!m.pidfd || reaper::pidfd_exited(m.pidfd.get()) || dying(m.pid)) continue;
       if (auto p = reaper::ProcTable::read_one(m.pid, reaper::Detail::full)) {
         out.emplace_back(record_of(*p, m.role), m.watch_slot);

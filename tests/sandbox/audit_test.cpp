@@ -33,6 +33,21 @@ Member member(pid_t pid, const std::string& role) {
   return Member{pid, role, std::move(*fd), -1};
 }
 
+// A process forked by this one into the PID namespace whose init is `init`.
+pid_t fork_into_namespace_of(pid_t init) {
+  const reaper::UniqueFd own(::open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC));
+  const reaper::UniqueFd theirs(
+      ::open(("/proc/" + std::to_string(init) + "/ns/pid").c_str(), O_RDONLY | O_CLOEXEC));
+  if (!own || !theirs || ::setns(theirs.get(), CLONE_NEWPID) != 0) {
+    reaper::throw_sys("enter the namespace for the next child");
+  }
+  const pid_t pid = ::fork();
+  if (pid == 0) wait_forever();
+  ::setns(own.get(), CLONE_NEWPID);
+  if (pid < 0) reaper::throw_sys("fork into the namespace");
+  return pid;
+}
+
 // A namespace's init, killed and left dying: its namespace holds `held`, this process's child,
 // dead and not reaped.
 struct HeldInit {
@@ -44,16 +59,7 @@ struct HeldInit {
         ::syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, nullptr, nullptr, nullptr, 0));
     if (init < 0) reaper::throw_sys("clone a PID namespace");
     if (init == 0) wait_forever();
-    const reaper::UniqueFd own(::open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC));
-    const reaper::UniqueFd theirs(
-        ::open(("/proc/" + std::to_string(init) + "/ns/pid").c_str(), O_RDONLY | O_CLOEXEC));
-    if (!own || !theirs || ::setns(theirs.get(), CLONE_NEWPID) != 0) {
-      reaper::throw_sys("enter the namespace for the next child");
-    }
-    held = ::fork();
-    if (held == 0) wait_forever();
-    ::setns(own.get(), CLONE_NEWPID);
-    if (held < 0) reaper::throw_sys("fork into the namespace");
+    held = fork_into_namespace_of(init);
     ::kill(init, SIGKILL);
   }
   void release() const { ::waitpid(held, nullptr, 0); }
@@ -114,6 +120,39 @@ TEST(Audit, AMemberStillDyingAtTheDyingBoundIsASurvivor) {
   ASSERT_EQ(result.survivors.size(), 1U);
   EXPECT_EQ(result.survivors[0].role, "dying");
   EXPECT_GE(result.watched_ms, 150);
+}
+
+// When a namespace's init dies the kernel SIGKILLs everything in the namespace, but only once
+// the init's exit gets that far; in between, the other members look idle. A supervisor such as
+// `unshare --kill-child` is reaped before then, and its namespace's members must not count as
+// alive and not dying (late) for it.
+TEST(Activity, AMemberIsDyingOnceTheInitOfItsNamespaceIsAndNotBefore) {
+  if (::geteuid() != 0) GTEST_SKIP() << "a PID namespace of the test's own needs root";
+  const pid_t init = static_cast<pid_t>(
+      ::syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, nullptr, nullptr, nullptr, 0));
+  if (init < 0) reaper::throw_sys("clone a PID namespace");
+  if (init == 0) wait_forever();
+  const pid_t inside = fork_into_namespace_of(init);
+  Member m = member(inside, "inside");
+
+  // The negative control: the init alive and idle, so the member is not dying.
+  EXPECT_FALSE(dying(inside));
+  EXPECT_FALSE(dying(init));
+
+  // From the moment the init's SIGKILL is queued, every look finds the member dying or dead:
+  // never alive and idle, which is what it looks like until the init's exit reaches the
+  // namespace's teardown. (Each look is a read of /proc, a few per millisecond; the member is
+  // dead within milliseconds.)
+  ASSERT_EQ(::kill(init, SIGKILL), 0);
+  int looks = 0;
+  while (!reaper::pidfd_exited(m.pidfd.get()) && looks < 100000) {
+    const bool d = dying(inside);
+    ASSERT_TRUE(d || reaper::pidfd_exited(m.pidfd.get())) << "look " << looks;
+    ++looks;
+  }
+  EXPECT_TRUE(reaper::pidfd_wait_exit(m.pidfd.get(), std::chrono::milliseconds(10000)));
+  ::waitpid(inside, nullptr, 0);
+  ::waitpid(init, nullptr, 0);
 }
 
 }  // namespace
