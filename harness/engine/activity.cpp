@@ -179,8 +179,8 @@ bool own_threads_dying(pid_t pid) {
   return false;
 }
 
-// Translates a pid of the namespace `ns_fd` into the reader's (Linux 6.11; Debian 12's headers
-// predate it).
+// Translates a pid of the namespace whose fd is given into the reader's (Linux 6.11; Debian 12's
+// headers predate it).
 #ifndef NS_GET_PID_FROM_PIDNS
 constexpr unsigned long NS_GET_PID_FROM_PIDNS = _IOR(NSIO, 0x6, int);  // NOLINT
 #endif
@@ -196,10 +196,10 @@ ino_t inode_of(int fd) {
 // (NS_GET_PID_FROM_PIDNS for its pid 1, NS_GET_PARENT for the next level up), so no walk of
 // /proc is needed; a kernel without them answers false, as before.
 bool enclosing_init_dying(pid_t pid) {
-  static const ino_t own = [] {
-    reaper::UniqueFd self(::open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC));
-    return self ? inode_of(self.get()) : 0;
-  }();
+  // Read each time, not kept: a process that clones a sandbox's PID namespace hands its memory
+  // to a process of another namespace.
+  const reaper::UniqueFd self(::open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC));
+  const ino_t own = self ? inode_of(self.get()) : 0;
   const std::string path = "/proc/" + std::to_string(pid) + "/ns/pid";
   reaper::UniqueFd ns(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   for (int level = 0; ns && own != 0 && inode_of(ns.get()) != own && level < 32; ++level) {
