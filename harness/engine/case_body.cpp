@@ -142,7 +142,7 @@ class CaseBody {
       if (const auto* p = before.find(m.pid)) r.members.push_back(record_of(*p, m.role));
     }
     std::optional<Race> race = plan_race(scenario_, members, before);
-    if (race && ledger) ledger->arm_race(race->triggers);
+    if (race && ledger) ledger->arm_race(race->trigger_pidfds());
     phases.mark("tree");
 
     DeathWatch deaths;

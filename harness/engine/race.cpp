@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "harness/engine/activity.h"
 #include "harness/model/judge.h"
 #include "reaper/os/backoff.h"
 #include "reaper/os/deadline.h"
@@ -16,20 +17,35 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Each trigger member exits in turn; returns false when the reaper replied (or the deadline
-// passed) first.
+// Each trigger member exits in turn; returns false when the reaper replied while one was alive
+// and not dying (or the deadline passed). One already dying when the reply comes (SIGKILLed, or
+// in a namespace whose init is exiting) is waited for: whether its exit or the reply came first
+// would be chance.
 bool await_triggers(const Race& race, int reply_fd, Clock::time_point deadline) {
-  for (int trigger : race.triggers) {
+  bool replied = false;
+  for (const Race::Trigger& trigger : race.triggers) {
     for (;;) {
-      pollfd fds[2] = {{trigger, POLLIN, 0}, {reply_fd, POLLIN, 0}};
-      int rc = ::poll(fds, 2, static_cast<int>(reaper::time_left(deadline).count()));
+      pollfd fds[2] = {{trigger.pidfd, POLLIN, 0}, {reply_fd, POLLIN, 0}};
+      const int rc =
+          ::poll(fds, replied ? 1 : 2, static_cast<int>(reaper::time_left(deadline).count()));
       if (rc < 0 && errno == EINTR) continue;
       if (rc <= 0) return false;
       if (fds[0].revents & POLLIN) break;
-      return false;  // the reaper is done and the member still alive
+      if (!dying(trigger.pid)) return false;  // the reaper is done and the member lives on
+      replied = true;
     }
   }
   return true;
+}
+
+// Every process that holds `id` (as its pid, group or session) is a zombie or dying: the id is
+// about to be free.
+bool being_freed(pid_t id) {
+  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+  return std::all_of(table.all().begin(), table.all().end(), [&](const reaper::ProcInfo& p) {
+    const bool holds = p.pid == id || p.pgid == id || p.sid == id;
+    return !holds || p.state == 'Z' || p.state == 'X' || dying(p.pid);
+  });
 }
 
 }  // namespace
@@ -53,12 +69,14 @@ std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member
   const reaper::ProcInfo* info = before.find(target->pid);
   if (spec->kind == BystanderKind::recycled_pid) {
     race.record.target_id = target->pid;
-    race.triggers.push_back(target->pidfd.get());
+    race.triggers.push_back({target->pidfd.get(), target->pid});
   } else {
     race.record.target_id = info != nullptr ? info->pgid : target->pid;
     for (const Member& m : members) {
       const reaper::ProcInfo* p = before.find(m.pid);
-      if (p != nullptr && p->pgid == race.record.target_id) race.triggers.push_back(m.pidfd.get());
+      if (p != nullptr && p->pgid == race.record.target_id) {
+        race.triggers.push_back({m.pidfd.get(), m.pid});
+      }
     }
   }
   return race;
@@ -79,26 +97,34 @@ ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystan
       // host's runtime, or this init); until then clone3 says EEXIST. Each look that finds it
       // taken waits a little longer, on the reaper's reply, which ends the race. (The signal
       // ledger holds the reaper's calls by number meanwhile, so the wait changes no outcome.)
+      //
+      // The reaper may report done at the very moment it frees the id: a supervisor is reaped,
+      // and so frees its own group's id, just before its host replies. Whether the decoy or the
+      // reply came first would then be chance, so once the reaper is done the decoy is still
+      // placed if what holds the id is only dying or awaiting its reaping; anything of the
+      // reaper's side still running then meets it.
       reaper::Backoff backoff;
       for (;;) {
-        if (reaper::wait_readable(host.reply_fd(), std::chrono::milliseconds(0))) {
-          rec.detail = "the " + what + " " + std::to_string(rec.target_id) +
-                       " was still taken when the reaper reported done";
-          break;
-        }
+        const bool done = reaper::wait_readable(host.reply_fd(), std::chrono::milliseconds(0));
         if (bystanders.try_place_decoy(rec.target_id, std::string(to_string(rec.kind)))) {
           rec.decoy_pid = rec.target_id;
           rec.opened = true;
           rec.placed_ms = std::chrono::duration<double, std::milli>(Clock::now() - since).count();
           rec.detail = "decoy placed on " + what + " " + std::to_string(rec.target_id) +
-                       " while the reaper was still at work";
+                       (done ? " as the reaper reported done, its last holder just gone"
+                             : " while the reaper was still at work");
+          break;
+        }
+        if (done && !being_freed(rec.target_id)) {
+          rec.detail = "the " + what + " " + std::to_string(rec.target_id) +
+                       " was still taken when the reaper reported done";
           break;
         }
         if (Clock::now() >= deadline) {
           rec.detail = "the " + what + " was never freed before the deadline";
           break;
         }
-        backoff.wait(deadline, host.reply_fd());
+        backoff.wait(deadline, done ? -1 : host.reply_fd());
       }
     }
     for (int fd : race->held) reaper::pidfd_signal(fd, SIGUSR1);

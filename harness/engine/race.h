@@ -20,8 +20,17 @@ namespace reapcheck {
 
 struct Race {
   BystanderSpec spec;
-  std::vector<int> triggers;  // pidfds of the members that must all have exited first
-  std::vector<int> held;      // pidfds of the members to release once the race is staged
+  struct Trigger {
+    int pidfd;
+    pid_t pid;
+  };
+  std::vector<Trigger> triggers;  // the members that must all have exited first
+  std::vector<int> trigger_pidfds() const {
+    std::vector<int> out;
+    for (const Trigger& t : triggers) out.push_back(t.pidfd);
+    return out;
+  }
+  std::vector<int> held;  // pidfds of the members to release once the race is staged
   std::vector<pid_t> held_pids;
   RaceRecord record;
 };
