@@ -62,9 +62,10 @@ Bystanders::Launch Bystanders::launch(const std::string& role,
   return l;
 }
 
-void Bystanders::exec_helper(const Launch& l) const {
+void Bystanders::exec_helper(const Launch& l, int settled_fd) const {
   init::reset_in_child();
   if (l.own_session) ::setsid();
+  if (settled_fd >= 0) ::close(settled_fd);  // its session and group are in place
   if (!l.cwd.empty() && ::chdir(l.cwd.c_str()) != 0) ::_exit(126);
   ::fcntl(ready_.writer(), F_SETFD, 0);
   const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);  // the dup2 copies are what stay
@@ -117,12 +118,20 @@ pid_t Bystanders::begin(const std::string& role, const std::vector<std::string>&
 bool Bystanders::try_place_decoy(pid_t pid, const std::string& role) {
   const Launch l = launch(role, {}, {}, true);
   init::BlockChildSignals block;
+  // The decoy leads its session and group before this returns: the race is staged next, which
+  // lets the reaper's held call through, and a decoy still on its way to setsid() would leave
+  // the id empty for it (a stray signal where a hit was due).
+  reaper::Pipe settled = reaper::make_pipe(true);
   pid_t child = fork_at_pid(pid);
   if (child < 0) {
     if (errno == EEXIST) return false;
     reaper::throw_sys("start decoy on pid " + std::to_string(pid));
   }
-  if (child == 0) exec_helper(l);
+  if (child == 0) exec_helper(l, settled.write.get());
+  settled.write.reset();
+  char byte = 0;
+  while (::read(settled.read.get(), &byte, 1) < 0 && errno == EINTR) {
+  }
   init::watch(child);
   add(child, role, true);
   return true;

@@ -89,7 +89,9 @@ class Bystanders {
   };
   Launch launch(const std::string& role, const std::vector<std::string>& extra,
                 const std::filesystem::path& cwd, bool own_session) const;
-  [[noreturn]] void exec_helper(const Launch& launch) const;
+  // In the forked child: its session (if asked), then exec. `settled_fd`, when given, is closed
+  // once the session and group are in place, which its parent waits for.
+  [[noreturn]] void exec_helper(const Launch& launch, int settled_fd = -1) const;
   void add(pid_t pid, const std::string& role, bool our_child);
   void await(pid_t pid, Clock::time_point deadline);
   std::vector<pid_t> begun_;  // started by begin(), not yet known to be ready
