@@ -216,6 +216,10 @@ bool dying(pid_t pid) {
   return own_threads_dying(pid) || enclosing_init_dying(pid);
 }
 
+bool lives_on(pid_t pid, int pidfd) {
+  return !reaper::pidfd_exited(pidfd) && !dying(pid) && !reaper::pidfd_exited(pidfd);
+}
+
 Activity activity(pid_t pid, int pidfd, const Census& census,
                   const std::function<bool(pid_t)>& held) {
   if (reaper::pidfd_exited(pidfd)) {

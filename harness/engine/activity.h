@@ -32,4 +32,9 @@ Activity activity(pid_t pid, int pidfd, const Census& census,
 // /proc/<pid>/task/*/ and the namespaces' fds; false when the process is gone.
 bool dying(pid_t pid);
 
+// The process `pidfd` holds is alive and not dying. Its pidfd is read again once dying() says
+// no: a process that exits while /proc is read (a leader already a zombie, a table entry gone)
+// says nothing there, and would otherwise count as alive and idle.
+bool lives_on(pid_t pid, int pidfd);
+
 }  // namespace reapcheck

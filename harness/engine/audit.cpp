@@ -52,13 +52,14 @@ bool alive(const Member& m) {
   return m.pidfd && !reaper::pidfd_exited(m.pidfd.get());
 }
 
-// The live members that are dying (`dying_wanted`) or that are not.
+// The live members that are dying (`dying_wanted`), or those alive and not dying. A member
+// that exits while it is read counts as dying: its pidfd has fired, or is about to.
 std::set<pid_t> alive_where(const std::vector<const std::vector<Member>*>& groups,
                             bool dying_wanted) {
   std::set<pid_t> out;
   for (const auto* group : groups) {
     for (const Member& m : *group) {
-      if (alive(m) && dying(m.pid) == dying_wanted) out.insert(m.pid);
+      if (alive(m) && lives_on(m.pid, m.pidfd.get()) != dying_wanted) out.insert(m.pid);
     }
   }
   return out;

@@ -293,7 +293,7 @@ class CaseBody {
     std::vector<std::pair<ProcessRecord, int>> out;
     for (const Member& m : members) {
       if (std::find(held.begin(), held.end(), m.role) != held.end()) continue;
-      if (!m.pidfd || reaper::pidfd_exited(m.pidfd.get()) || dying(m.pid)) continue;
+      if (!m.pidfd || !lives_on(m.pid, m.pidfd.get())) continue;
       if (auto p = reaper::ProcTable::read_one(m.pid, reaper::Detail::full)) {
         out.emplace_back(record_of(*p, m.role), m.watch_slot);
       }

@@ -155,5 +155,28 @@ TEST(Activity, AMemberIsDyingOnceTheInitOfItsNamespaceIsAndNotBefore) {
   ::waitpid(init, nullptr, 0);
 }
 
+// A process SIGKILLed is, at every look from then on, dying or dead: never alive and idle. The
+// look that matters is the one in the middle of its exit, when its pidfd has not fired yet and
+// /proc already shows nothing pending (a zombie says nothing): an exit in that gap once counted
+// a member killed by the reaper as `late`.
+TEST(Activity, AProcessKilledNeverLivesOnAtAnyLook) {
+  long looks = 0;
+  for (int run = 0; run < 200; ++run) {
+    const pid_t child = ::fork();
+    if (child == 0) wait_forever();
+    ASSERT_GT(child, 0);
+    Member m = member(child, "child");
+    EXPECT_TRUE(lives_on(child, m.pidfd.get()));  // the negative control: idle, nothing pending
+    ASSERT_EQ(::kill(child, SIGKILL), 0);
+    while (!reaper::pidfd_exited(m.pidfd.get())) {
+      ASSERT_FALSE(lives_on(child, m.pidfd.get())) << "run " << run << ", look " << looks;
+      ++looks;
+    }
+    EXPECT_FALSE(lives_on(child, m.pidfd.get()));
+    ::waitpid(child, nullptr, 0);
+  }
+  RecordProperty("looks", static_cast<int>(looks));
+}
+
 }  // namespace
 }  // namespace reapcheck
