@@ -22,18 +22,17 @@ using Clock = std::chrono::steady_clock;
 // in a namespace whose init is exiting) is waited for: whether its exit or the reply came first
 // would be chance.
 bool await_triggers(const Race& race, int reply_fd, Clock::time_point deadline) {
-  bool replied = false;
   for (const Race::Trigger& trigger : race.triggers) {
-    for (;;) {
-      pollfd fds[2] = {{trigger.pidfd, POLLIN, 0}, {reply_fd, POLLIN, 0}};
-      const int rc =
-          ::poll(fds, replied ? 1 : 2, static_cast<int>(reaper::time_left(deadline).count()));
-      if (rc < 0 && errno == EINTR) continue;
-      if (rc <= 0) return false;
-      if (fds[0].revents & POLLIN) break;
-      if (!dying(trigger.pid)) return false;  // the reaper is done and the member lives on
-      replied = true;
-    }
+    pollfd fds[2] = {{trigger.pidfd, POLLIN, 0}, {reply_fd, POLLIN, 0}};
+    int rc = 0;
+    do {
+      rc = ::poll(fds, 2, static_cast<int>(reaper::time_left(deadline).count()));
+    } while (rc < 0 && errno == EINTR);
+    if (rc <= 0) return false;
+    if ((fds[0].revents & POLLIN) != 0) continue;
+    // The reaper is done: a member that lives on ends the race; a dying one is waited for.
+    if (lives_on(trigger.pid, trigger.pidfd)) return false;
+    if (!reaper::pidfd_wait_exit(trigger.pidfd, reaper::time_left(deadline))) return false;
   }
   return true;
 }

@@ -4,7 +4,6 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include <algorithm>
 #include <cstring>
 
 #include "harness/engine/activity.h"
@@ -34,8 +33,7 @@ void let_dying_holder_go(int port, std::chrono::steady_clock::time_point deadlin
   const pid_t holder = port_holder(port);
   if (holder == 0 || !dying(holder)) return;
   if (auto fd = reaper::pidfd_open(holder)) {
-    reaper::pidfd_wait_exit(fd->get(),
-                            std::max(reaper::time_left(deadline), std::chrono::milliseconds(0)));
+    reaper::pidfd_wait_exit(fd->get(), reaper::time_left(deadline));
   }
 }
 
