@@ -220,6 +220,11 @@ bool lives_on(pid_t pid, int pidfd) {
   return !reaper::pidfd_exited(pidfd) && !dying(pid) && !reaper::pidfd_exited(pidfd);
 }
 
+bool lives_on(pid_t pid) {
+  const auto fd = reaper::pidfd_open(pid);
+  return fd && lives_on(pid, fd->get());
+}
+
 Activity activity(pid_t pid, int pidfd, const Census& census,
                   const std::function<bool(pid_t)>& held) {
   if (reaper::pidfd_exited(pidfd)) {

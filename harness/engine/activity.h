@@ -37,4 +37,8 @@ bool dying(pid_t pid);
 // says nothing there, and would otherwise count as alive and idle.
 bool lives_on(pid_t pid, int pidfd);
 
+// The same for a process known by its pid alone (a pidfd is opened for the reads): false when
+// it is gone.
+bool lives_on(pid_t pid);
+
 }  // namespace reapcheck

@@ -37,13 +37,13 @@ bool await_triggers(const Race& race, int reply_fd, Clock::time_point deadline) 
   return true;
 }
 
-// Every process that holds `id` (as its pid, group or session) is a zombie or dying: the id is
-// about to be free.
+// Every process that holds `id` (as its pid, group or session) is a zombie, dying or gone: the
+// id is about to be free.
 bool being_freed(pid_t id) {
   const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
   return std::all_of(table.all().begin(), table.all().end(), [&](const reaper::ProcInfo& p) {
     const bool holds = p.pid == id || p.pgid == id || p.sid == id;
-    return !holds || p.state == 'Z' || p.state == 'X' || dying(p.pid);
+    return !holds || p.state == 'Z' || p.state == 'X' || !lives_on(p.pid);
   });
 }
 
