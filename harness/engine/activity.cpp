@@ -40,7 +40,10 @@ unsigned long long mask_of(const std::string& status, const char* field) {
              : std::strtoull(status.c_str() + at + std::strlen(field), nullptr, 16);
 }
 
-constexpr unsigned long long kSigkill = 1ULL << (SIGKILL - 1);
+constexpr unsigned long long bit(int sig) {
+  return 1ULL << (sig - 1);
+}
+constexpr unsigned long long kSigkill = bit(SIGKILL);
 
 // The parts of /proc/<pid>/status that tell what a process is doing, from one read of the file.
 Status read_status(pid_t pid) {
@@ -60,10 +63,42 @@ Status read_status(pid_t pid) {
 
 constexpr unsigned long kPfExiting = 0x4;  // PF_EXITING in a task's flags
 
-// One live thread of the process: a pending SIGKILL, or PF_EXITING in the flags of its stat
-// (the ninth field, the seventh after the parenthesised comm). A thread that has exited (Z, X) —
-// the leader of a process whose other threads run on — says nothing of the process.
-bool thread_dying(const std::string& task) {
+// The signals whose default action ends the process: all but those it ignores (CHLD, CONT, URG,
+// WINCH) and those that stop it (STOP, TSTP, TTIN, TTOU).
+constexpr unsigned long long kFatalByDefault =
+    ~(bit(SIGCHLD) | bit(SIGCONT) | bit(SIGURG) | bit(SIGWINCH) | bit(SIGSTOP) | bit(SIGTSTP) |
+      bit(SIGTTIN) | bit(SIGTTOU));
+
+// The last number of a status line ("\nNSpid:"): the pid in the process's own namespace.
+long innermost(const std::string& status, const char* field) {
+  const size_t at = status.find(field);
+  if (at == std::string::npos) return 0;
+  const size_t end = status.find('\n', at + 1);
+  const size_t last = status.find_last_of(" \t", end);
+  return std::strtol(status.c_str() + last + 1, nullptr, 10);
+}
+
+// A signal is pending that the thread will die of as soon as it next runs: unblocked, neither
+// caught nor ignored, its default action fatal. The kernel turns such a signal into SIGKILL on
+// every thread as it is sent, but only where it wakes a thread to take it; a thread that is
+// runnable with a signal already pending is left to dequeue it when it runs, and until then shows
+// only the signal. Not for a thread that is stopped, frozen or traced (it runs nothing until
+// continued, thawed or let go, which may never be), nor for a namespace's init (the kernel drops
+// a signal it has no handler for).
+bool fatal_signal_pending(pid_t pid, char state, const std::string& status) {
+  const unsigned long long deliverable =
+      (mask_of(status, "\nSigPnd:") | mask_of(status, "\nShdPnd:")) &
+      ~(mask_of(status, "\nSigBlk:") | mask_of(status, "\nSigCgt:") | mask_of(status, "\nSigIgn:"));
+  if ((deliverable & kFatalByDefault) == 0 || state == 'T' || state == 't') return false;
+  if (innermost(status, "\nTracerPid:") != 0 || innermost(status, "\nNSpid:") == 1) return false;
+  return !reaper::cgroup_frozen(pid);
+}
+
+// One live thread of the process: a pending SIGKILL, PF_EXITING in the flags of its stat (the
+// ninth field, the seventh after the parenthesised comm), or a pending signal it will die of when
+// it next runs. A thread that has exited (Z, X) — the leader of a process whose other threads
+// run on — says nothing of the process.
+bool thread_dying(pid_t pid, const std::string& task) {
   const std::string stat = reaper::read_file(task + "/stat");
   const size_t close = stat.rfind(')');
   if (close == std::string::npos) return false;
@@ -75,7 +110,8 @@ bool thread_dying(const std::string& task) {
   }
   if ((std::strtoul(field.c_str(), nullptr, 10) & kPfExiting) != 0) return true;
   const std::string status = reaper::read_file(task + "/status");
-  return ((mask_of(status, "\nSigPnd:") | mask_of(status, "\nShdPnd:")) & kSigkill) != 0;
+  return ((mask_of(status, "\nSigPnd:") | mask_of(status, "\nShdPnd:")) & kSigkill) != 0 ||
+         fatal_signal_pending(pid, state.empty() ? '?' : state[0], status);
 }
 
 // How a thread is waiting, from /proc/<pid>/task/<tid>/syscall: the system call it is blocked
@@ -174,7 +210,7 @@ bool own_threads_dying(pid_t pid) {
   const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
   std::error_code ec;
   for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
-    if (thread_dying(task.path().string())) return true;
+    if (thread_dying(pid, task.path().string())) return true;
   }
   return false;
 }

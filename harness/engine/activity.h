@@ -26,9 +26,11 @@ enum class Activity {
 Activity activity(pid_t pid, int pidfd, const Census& census,
                   const std::function<bool(pid_t)>& held = {});
 
-// The process is on its way out: a fatal signal is pending (the kernel turns a fatal signal into
-// SIGKILL on every thread as it is sent), or one of its threads is exiting; or it is in a PID
-// namespace whose init is so, which the kernel SIGKILLs whole once the init exits. Read from
+// The process is on its way out: SIGKILL is pending (the kernel turns a fatal signal into
+// SIGKILL on every thread as it is sent, where it wakes a thread to take it), or a signal it will
+// die of as soon as it runs (unblocked, neither caught nor ignored, fatal by default, the process
+// neither stopped, frozen, traced nor an init), or one of its threads is exiting; or it is in a
+// PID namespace whose init is so, which the kernel SIGKILLs whole once the init exits. Read from
 // /proc/<pid>/task/*/ and the namespaces' fds; false when the process is gone.
 bool dying(pid_t pid);
 
