@@ -36,6 +36,45 @@ std::set<std::string> listening_inodes(int port) {
   return inodes;
 }
 
+enum class Holds { yes, no, no_fds };
+
+// Whether the fd directory `fd_dir` has one of the socket `inodes` open; `no_fds` when it lists
+// no fd at all (or cannot be read).
+Holds holds_socket(const std::string& fd_dir, const std::set<std::string>& inodes) {
+  DIR* fds = ::opendir(fd_dir.c_str());
+  if (fds == nullptr) return Holds::no_fds;
+  Holds out = Holds::no_fds;
+  while (dirent* f = ::readdir(fds)) {
+    if (f->d_name[0] == '.') continue;
+    out = Holds::no;
+    char target[64];
+    const ssize_t n = ::readlink((fd_dir + "/" + f->d_name).c_str(), target, sizeof target - 1);
+    if (n <= 0) continue;
+    const std::string link(target, static_cast<size_t>(n));  // "socket:[12345]"
+    if (link.rfind("socket:[", 0) == 0 && inodes.count(link.substr(8, link.size() - 9)) != 0) {
+      out = Holds::yes;
+      break;
+    }
+  }
+  ::closedir(fds);
+  return out;
+}
+
+// One of the threads of the process at `dir` (/proc/<pid>) has one of the sockets open.
+bool any_thread_holds(const std::string& dir, const std::set<std::string>& inodes) {
+  DIR* tasks = ::opendir((dir + "/task").c_str());
+  if (tasks == nullptr) return false;
+  bool found = false;
+  while (dirent* t = ::readdir(tasks)) {
+    if (t->d_name[0] == '.') continue;
+    if (holds_socket(dir + "/task/" + t->d_name + "/fd", inodes) == Holds::yes) {
+      found = true;
+      break;
+    }
+  }
+  ::closedir(tasks);
+  return found;
+}
 }  // namespace
 
 bool port_accepting(int port) {
@@ -60,21 +99,14 @@ pid_t port_holder(int port) {
   while (dirent* p = ::readdir(proc)) {
     const std::string pid = p->d_name;
     if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string fd_dir = "/proc/" + pid + "/fd";
-    DIR* fds = ::opendir(fd_dir.c_str());
-    if (fds == nullptr) continue;
-    while (dirent* f = ::readdir(fds)) {
-      char target[64];
-      ssize_t n = ::readlink((fd_dir + "/" + f->d_name).c_str(), target, sizeof target - 1);
-      if (n <= 0) continue;
-      const std::string link(target, static_cast<size_t>(n));  // "socket:[12345]"
-      if (link.rfind("socket:[", 0) == 0 && inodes.count(link.substr(8, link.size() - 9)) != 0) {
-        holder = static_cast<pid_t>(std::stol(pid));
-        break;
-      }
+    const std::string dir = "/proc/" + pid;
+    const Holds holds = holds_socket(dir + "/fd", inodes);
+    // A process whose first thread has exited shows no fds there, while its other threads (a
+    // multi-threaded server in the middle of its exit) still hold them open: look at theirs.
+    if (holds == Holds::yes || (holds == Holds::no_fds && any_thread_holds(dir, inodes))) {
+      holder = static_cast<pid_t>(std::stol(pid));
+      break;
     }
-    ::closedir(fds);
-    if (holder != 0) break;
   }
   ::closedir(proc);
   return holder;

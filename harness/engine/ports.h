@@ -9,7 +9,8 @@ namespace reapcheck {
 bool port_accepting(int port);
 
 // The pid of a process holding a listening socket on `port` (from /proc/net/tcp and the fds
-// in /proc/<pid>/fd); 0 when none is found.
+// in /proc/<pid>/fd, or those of its threads where its first thread has exited); 0 when none is
+// found.
 pid_t port_holder(int port);
 
 }  // namespace reapcheck
