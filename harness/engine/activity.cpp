@@ -85,9 +85,10 @@ long innermost(const std::string& status, const char* field) {
 // only the signal. Not for a thread that is stopped, frozen or traced (it runs nothing until
 // continued, thawed or let go, which may never be), nor for a namespace's init (the kernel drops
 // a signal it has no handler for).
-bool fatal_signal_pending(pid_t pid, char state, const std::string& status) {
+bool fatal_signal_pending(pid_t pid, char state, const std::string& status,
+                          unsigned long long pending) {
   const unsigned long long deliverable =
-      (mask_of(status, "\nSigPnd:") | mask_of(status, "\nShdPnd:")) &
+      pending &
       ~(mask_of(status, "\nSigBlk:") | mask_of(status, "\nSigCgt:") | mask_of(status, "\nSigIgn:"));
   if ((deliverable & kFatalByDefault) == 0 || state == 'T' || state == 't') return false;
   if (innermost(status, "\nTracerPid:") != 0 || innermost(status, "\nNSpid:") == 1) return false;
@@ -110,8 +111,9 @@ bool thread_dying(pid_t pid, const std::string& task) {
   }
   if ((std::strtoul(field.c_str(), nullptr, 10) & kPfExiting) != 0) return true;
   const std::string status = reaper::read_file(task + "/status");
-  return ((mask_of(status, "\nSigPnd:") | mask_of(status, "\nShdPnd:")) & kSigkill) != 0 ||
-         fatal_signal_pending(pid, state.empty() ? '?' : state[0], status);
+  const unsigned long long pending = mask_of(status, "\nSigPnd:") | mask_of(status, "\nShdPnd:");
+  return (pending & kSigkill) != 0 ||
+         fatal_signal_pending(pid, state.empty() ? '?' : state[0], status, pending);
 }
 
 // How a thread is waiting, from /proc/<pid>/task/<tid>/syscall: the system call it is blocked
