@@ -521,6 +521,8 @@ check "a parallel run lists its cases in plan order" $?
 # Ctrl-C mid-case: exit 130, the finished cases written, nothing left running, no scratch left.
 mkdir -p "$work/tmp"
 mkfifo "$work/progress"
+# What a killed run left: the run removes it and says so on stderr before any case's line.
+mkdir "$work/tmp/reapcheck-1-abcdef"
 # Two workers: the interrupt goes to reapcheck alone, which must pass it on to the worker. The
 # second reaper kills nothing and leaves a process of its own running, so its case watches the
 # tree for the whole settle period (60 s): it is still at work when the first case ends.
@@ -529,7 +531,11 @@ TMPDIR="$work/tmp" "$bin" run -j 2 --scenario plain-child --reaper pgroup \
   --settle 60000 --json "$work/partial.json" 2>"$work/progress" >/dev/null &
 reapcheck_pid=$!
 exec 3<"$work/progress"
-read -r first <&3  # "[1/2] ..." : the second case, which watches for 60 s, has begun
+# Other lines come first (that note): wait for the first case's.
+first=
+while read -r line <&3; do
+  case "$line" in "[1/2] "*) first=$line && break ;; esac
+done
 kill -INT "$reapcheck_pid"
 wait "$reapcheck_pid"
 status=$?
