@@ -13,7 +13,7 @@ Command bench_command(CLI::App& app, const GlobalArgs& global) {
       "deep chain, the harness's overhead per case and the matrix's wall time, against the "
       "targets; writes bench.json, bench.md (the table) and bench.svg (the plot)");
   cmd->add_flag("--quick", args->quick,
-                "Trees up to 1,000 members, one run each, no matrix: under a minute");
+                "Trees up to 1,000 members, one run each, no matrix: a few minutes");
   cmd->add_flag("--no-presets", args->no_presets,
                 "Skip the --presets matrix, the longest part: the built-in matrix is still timed "
                 "with and without the signal ledger");

@@ -79,7 +79,7 @@ Command help_command(CLI::App& app) {
               throw UsageError(fmt::format("no command '{}'{} (commands: {})", *topic,
                                            did_you_mean(*topic, names), fmt::join(names, ", ")));
             }
-            fmt::print("{}", app.get_subcommand(*topic)->help());
+            fmt::print("{}", app.get_subcommand(*topic)->help(app.get_name()));
             return 0;
           }};
 }

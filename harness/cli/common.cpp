@@ -130,4 +130,20 @@ int default_jobs() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
+void add_timing_options(CLI::App* cmd, Timing& timing) {
+  cmd->add_option("--grace", timing.grace_ms, "Grace period the reapers give after SIGTERM, in ms")
+      ->type_name("MS")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 600000));
+  cmd->add_option("--settle", timing.settle_ms,
+                  "The longest the tree is watched after the reaper returns, in ms; the watch "
+                  "ends sooner once nothing more can happen to it (all dead, or every live "
+                  "process idle and not dying, none of the reaper's still running). A member "
+                  "dying when it passes (SIGKILL or another fatal signal pending, exiting) is "
+                  "waited for up to 10 s more")
+      ->type_name("MS")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 600000));
+}
+
 }  // namespace reapcheck

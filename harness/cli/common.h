@@ -64,6 +64,16 @@ std::map<std::string, ScenarioNotes> notes_for(const std::vector<Scenario>& scen
 // This machine, this reapcheck and now, for a run's header; `options` as the run was made.
 RunInfo run_info(std::vector<std::pair<std::string, std::string>> options);
 
+// The two waits a case is given, in ms: the reapers' grace period after SIGTERM and how long the
+// audit watches the tree after the reaper returns. `run` and `reproduce` take them alike.
+struct Timing {
+  int grace_ms = 300;
+  int settle_ms = 1000;
+};
+
+// --grace MS and --settle MS on `cmd`, checked, into `timing`.
+void add_timing_options(CLI::App* cmd, Timing& timing);
+
 // One case per core: a case spends most of its time waiting on processes, but a wide tree or a
 // fork storm keeps a core busy, and the race scenarios need theirs to stay deterministic.
 int default_jobs();

@@ -103,7 +103,8 @@ void print_list(const ScenarioSet& set) {
 
 Command list_command(CLI::App& app, const GlobalArgs& global) {
   auto json = std::make_shared<bool>(false);
-  auto* cmd = app.add_subcommand("list", "List the scenarios and the built-in reapers");
+  auto* cmd =
+      app.add_subcommand("list", "List the scenarios, the built-in reapers and the presets");
   cmd->add_flag("--json", *json,
                 "Print as JSON (the source of generated docs, tests and shell completion)");
   return {cmd, [json, &global, &app] {

@@ -24,8 +24,7 @@ struct ReproduceArgs {
   std::string reaper = "pgroup";
   bool no_sandbox = false;
   bool keep = false;
-  int grace_ms = 300;
-  int settle_ms = 1000;
+  Timing timing;  // --grace, --settle
 };
 
 void announce_host_run(const Scenario& scenario, const ReproduceArgs& args) {
@@ -77,8 +76,8 @@ int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
   const std::string reaper = select_reapers({args.reaper}, false).front();
   if (auto missing = missing_interpreters(scenarios); !missing.empty()) throw UsageError(missing);
   CaseOptions options;
-  options.grace = std::chrono::milliseconds(args.grace_ms);
-  options.settle = std::chrono::milliseconds(args.settle_ms);
+  options.grace = std::chrono::milliseconds(args.timing.grace_ms);
+  options.settle = std::chrono::milliseconds(args.timing.settle_ms);
   options.on_host = args.no_sandbox;
   options.keep = args.keep;
   if (args.keep && !args.no_sandbox) {
@@ -119,12 +118,7 @@ Command reproduce_command(CLI::App& app, const GlobalArgs& global) {
   cmd->add_flag("--keep", args->keep,
                 "With --no-sandbox: leave the survivors running, and keep the worktree they run "
                 "in");
-  cmd->add_option("--grace", args->grace_ms, "Grace period in ms")
-      ->type_name("MS")
-      ->capture_default_str();
-  cmd->add_option("--settle", args->settle_ms, "Settle deadline in ms")
-      ->type_name("MS")
-      ->capture_default_str();
+  add_timing_options(cmd, args->timing);
   return {cmd, [args, &global] { return reproduce(global, *args); }};
 }
 

@@ -22,8 +22,7 @@ struct RunArgs {
   std::vector<std::string> reapers;
   OutputFiles outputs;  // --json, --junit, --out
   std::string shard;
-  int grace_ms = 300;
-  int settle_ms = 1000;
+  Timing timing;  // --grace, --settle
   int repeat = 1;
   int jobs = default_jobs();
   int skip_exit_code = 0;
@@ -45,8 +44,8 @@ Shard shard_of(const RunArgs& args) {
 
 // The run's header: where, when and how; the options that make shards parts of one run.
 RunInfo info_of(const MatrixPlan& plan, const RunArgs& args) {
-  RunInfo info = run_info({{"grace", fmt::format("{} ms", args.grace_ms)},
-                           {"settle", fmt::format("{} ms", args.settle_ms)},
+  RunInfo info = run_info({{"grace", fmt::format("{} ms", args.timing.grace_ms)},
+                           {"settle", fmt::format("{} ms", args.timing.settle_ms)},
                            {"expect-pass", args.expect_pass ? "yes" : "no"},
                            {"ledger", args.no_ledger ? "off" : "on"}});
   if (plan.shard.count > 1) info.shard = plan.shard.text();
@@ -68,8 +67,8 @@ MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
   plan.repeat = args.repeat;
   plan.jobs = args.jobs;
   plan.shard = shard_of(args);
-  plan.options.grace = std::chrono::milliseconds(args.grace_ms);
-  plan.options.settle = std::chrono::milliseconds(args.settle_ms);
+  plan.options.grace = std::chrono::milliseconds(args.timing.grace_ms);
+  plan.options.settle = std::chrono::milliseconds(args.timing.settle_ms);
   plan.options.ledger = !args.no_ledger;
   return plan;
 }
@@ -154,16 +153,7 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
                   "Run one slice of the cells, K of N, for N CI machines; `reapcheck report "
                   "--merge` joins the slices' results.json")
       ->type_name("K/N");
-  cmd->add_option("--grace", args->grace_ms, "Grace period the reapers give after SIGTERM, in ms")
-      ->type_name("MS")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 600000));
-  cmd->add_option("--settle", args->settle_ms,
-                  "How long members may take to die after the reaper returns, in ms (one already "
-                  "dying then, SIGKILL pending or exiting, is waited for up to 10 s more)")
-      ->type_name("MS")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 600000));
+  add_timing_options(cmd, args->timing);
   cmd->add_option("--repeat", args->repeat,
                   "Run each case N times and flag any whose verdicts differ")
       ->type_name("N")

@@ -392,6 +392,15 @@ check "help run shows the options with FILE and DIR" $?
 run 0 "$bin" help
 grep -q "^Subcommands:" "$work/out" && grep -q -- "--scenarios DIR" "$work/out"
 check "help alone shows reapcheck's own help, not the help command's" $?
+differs=
+for cmd in list run report reproduce bench; do
+  [ "$("$bin" help "$cmd")" = "$("$bin" "$cmd" --help)" ] || differs="$differs $cmd"
+done
+[ -z "$differs" ]
+check "help CMD prints what CMD --help prints (differs:${differs:- none})" $?
+run 2 "$bin" reproduce --settle 0
+grep -q -- "--settle: Value 0 not in range" "$work/err"
+check "reproduce checks --settle as run does" $?
 run 0 "$bin" help report
 grep -qE "results FILE \.\.\." "$work/out" && ! grep -q "FILE:FILE" "$work/out"
 check "help report names its inputs FILE" $?
