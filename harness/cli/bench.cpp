@@ -9,9 +9,10 @@ Command bench_command(CLI::App& app, const GlobalArgs& global) {
   args->jobs = default_jobs();
   auto* cmd = app.add_subcommand(
       "bench",
-      "Measure snapshot cost, each built-in reaper's kill-to-all-dead time on wide trees and a "
-      "deep chain, the harness's overhead per case and the matrix's wall time, against the "
-      "targets; writes bench.json, bench.md (the table) and bench.svg (the plot)");
+      "Measure snapshot cost, each reaper's kill-to-all-dead time on wide trees (the built-ins "
+      "and the presets) and a deep chain, the harness's overhead per case and the matrices' "
+      "wall time, against the targets; writes bench.json, bench.md (the table) and bench.svg (the "
+      "plot)");
   cmd->add_flag("--quick", args->quick,
                 "Trees up to 1,000 members, one run each, no matrix: a few minutes");
   cmd->add_flag("--no-presets", args->no_presets,

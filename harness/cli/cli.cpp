@@ -50,7 +50,8 @@ void check_command(const CLI::App& app, int argc, char** argv) {
 void add_global_options(CLI::App& app, GlobalArgs& global) {
   app.add_option("--scenarios", global.scenario_dir,
                  "Directory of scenario files, with the reapers' expectations in its "
-                 "expectations/ folder")
+                 "expectations/ folder (default: $REAPCHECK_SCENARIOS, else those installed "
+                 "beside reapcheck)")
       ->type_name("DIR")
       ->capture_default_str();
   app.add_option("--color", global.color,
