@@ -12,6 +12,7 @@
 
 #include "harness/catalog/catalog.h"
 #include "harness/cli/did_you_mean.h"
+#include "harness/engine/case.h"
 #include "harness/model/toml_reader.h"
 #include "harness/support/version.h"
 
@@ -128,6 +129,11 @@ RunInfo run_info(std::vector<std::pair<std::string, std::string>> options) {
 int default_jobs() {
   const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? static_cast<int>(n) : 1;
+}
+
+void Timing::apply_to(CaseOptions& options) const {
+  options.grace = std::chrono::milliseconds(grace_ms);
+  options.settle = std::chrono::milliseconds(settle_ms);
 }
 
 void add_timing_options(CLI::App* cmd, Timing& timing) {

@@ -15,6 +15,8 @@
 
 namespace reapcheck {
 
+struct CaseOptions;
+
 // A configuration error: reported on one line, exit status 2.
 class UsageError : public std::runtime_error {
  public:
@@ -69,6 +71,9 @@ RunInfo run_info(std::vector<std::pair<std::string, std::string>> options);
 struct Timing {
   int grace_ms = 300;
   int settle_ms = 1000;
+
+  // Sets `options`' grace and settle to these.
+  void apply_to(CaseOptions& options) const;
 };
 
 // --grace MS and --settle MS on `cmd`, checked, into `timing`.

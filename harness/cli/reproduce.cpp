@@ -76,8 +76,7 @@ int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
   const std::string reaper = select_reapers({args.reaper}, false).front();
   if (auto missing = missing_interpreters(scenarios); !missing.empty()) throw UsageError(missing);
   CaseOptions options;
-  options.grace = std::chrono::milliseconds(args.timing.grace_ms);
-  options.settle = std::chrono::milliseconds(args.timing.settle_ms);
+  args.timing.apply_to(options);
   options.on_host = args.no_sandbox;
   options.keep = args.keep;
   if (args.keep && !args.no_sandbox) {

@@ -67,8 +67,7 @@ MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
   plan.repeat = args.repeat;
   plan.jobs = args.jobs;
   plan.shard = shard_of(args);
-  plan.options.grace = std::chrono::milliseconds(args.timing.grace_ms);
-  plan.options.settle = std::chrono::milliseconds(args.timing.settle_ms);
+  args.timing.apply_to(plan.options);
   plan.options.ledger = !args.no_ledger;
   return plan;
 }
