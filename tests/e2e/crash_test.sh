@@ -30,26 +30,18 @@ TMPDIR=$work/tmp REAPCHECK_SHARE=$work/share "$bin" run -q -j 1 --scenario plain
 killed=$!
 read -r _ <"$work/share/started"
 
-# What the run holds now, as a user would find it.
-mapfile -t scratch < <(find "$work/tmp" -maxdepth 1 -name "reapcheck-$killed-*")
+# What the run holds now, as a user would find it (scripts/leftovers looks where each is kept).
+mapfile -t held < <(TMPDIR=$work/tmp "$(dirname "$0")/../../scripts/leftovers" "$killed")
+scratch=() areas=() traced=
+for h in "${held[@]}"; do
+  case $h in
+    "$work/tmp/"*) scratch+=("$h") ;;
+    tracefs:instances/*) traced=${h#tracefs:instances/} ;;
+    *) areas+=("$h") ;;
+  esac
+done
 [ "${#scratch[@]}" -eq 1 ] || fail "expected one scratch directory of run $killed, found: ${scratch[*]}"
-mount_point=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-home=$mount_point$(sed -n 's/^0:://p' /proc/self/cgroup)
-mapfile -t areas < <(find "$home" -maxdepth 1 -name "reapcheck-run-$killed-*" 2>/dev/null)
-# Where pids is a cgroup v1 controller, the case's pids group too.
-pids_home=/sys/fs/cgroup/pids$(sed -n 's/^[0-9]*:pids://p' /proc/self/cgroup)
-mapfile -t areas -O "${#areas[@]}" < <(find "$pids_home" -maxdepth 1 \
-  -name "reapcheck-case-$killed-*" 2>/dev/null)
-
-# As root, its tracing instance (kernel_signal_trace.h), which tracefs lists wherever it is mounted.
-instances() {
-  unshare -m --propagation private sh -c 'mountpoint -q /sys/kernel/tracing ||
-    mount -t tracefs nodev /sys/kernel/tracing; ls /sys/kernel/tracing/instances' 2>/dev/null
-}
-traced=
-if instances | grep -qx "reapcheck-$killed"; then
-  traced=reapcheck-$killed
-elif [ "$(id -u)" -eq 0 ] && grep -q "tracefs" /proc/filesystems &&
+if [ -z "$traced" ] && [ "$(id -u)" -eq 0 ] && grep -q "tracefs" /proc/filesystems &&
   [ "$(stat -Lc %i /proc/self/ns/pid)" -eq $((0xEFFFFFFC)) ]; then
   fail "run $killed, as root in the initial PID namespace, has no tracing instance"
 fi
@@ -72,7 +64,8 @@ for d in "${scratch[@]}" "${areas[@]}"; do
   [ -e "$d" ] && fail "the next run left $d in place"
 done
 if [ -n "$traced" ]; then
-  instances | grep -qx "$traced" && fail "the next run left the tracing instance $traced in place"
+  TMPDIR=$work/tmp "$(dirname "$0")/../../scripts/leftovers" "${traced#reapcheck-}" |
+    grep -q '^tracefs:' && fail "the next run left the tracing instance $traced in place"
   grep -q "1 tracing instance" "$work/next.err" ||
     fail "the next run did not say it removed the tracing instance: $(cat "$work/next.err")"
 fi
