@@ -1,6 +1,7 @@
 // `reapcheck report`: the reports written again from a results.json (the HTML matrix, JUnit, the
 // terminal matrix), as `run` writes them; with --merge, from the results.json of every slice of
-// a sharded run, joined into the result of the whole plan.
+// a sharded run, joined into the result of the whole plan, or of whole runs of one plan, joined
+// as the repeats of one run.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -48,7 +49,9 @@ RunResult merged(const std::vector<std::string>& files) {
 
 int report(const GlobalArgs& global, const ReportArgs& args) {
   if (!args.merge && args.inputs.size() > 1) {
-    throw UsageError("several results files: add --merge to join the slices of a sharded run");
+    throw UsageError(
+        "several results files: add --merge to join the slices of a sharded run, or whole runs "
+        "as repeats");
   }
   check_outputs(args.outputs);
   const RunResult results = args.merge ? merged(args.inputs) : read_input(args.inputs.front());
@@ -64,15 +67,17 @@ Command report_command(CLI::App& app, const GlobalArgs& global) {
   auto* cmd = app.add_subcommand(
       "report",
       "Write reports again from a results.json (HTML matrix, JUnit, terminal matrix), or join "
-      "the results of the slices of a sharded run (--merge)");
+      "the results of the slices of a sharded run, or of whole runs as repeats (--merge)");
   cmd->add_option("results", args->inputs, "results.json written by `reapcheck run`")
       ->type_name("FILE")
       ->required()
       // Without its description, so that the help says FILE and not FILE:FILE.
       ->check(CLI::Validator(CLI::ExistingFile).description(""));
   cmd->add_flag("--merge", args->merge,
-                "Join the results.json of every `run --shard K/N` into one run's results; exits "
-                "1 when a verdict differs from its expectation, as `run` does");
+                "Join the results.json of every `run --shard K/N` into one run's results, or whole "
+                "runs of one plan as its repeats (a cell whose verdicts differ between them is "
+                "inconsistent); exits 1 when a verdict differs from its expectation or repeats "
+                "disagree, as `run` does");
   cmd->add_option("--html", args->outputs.html, "Write the HTML matrix to FILE")->type_name("FILE");
   cmd->add_option("--junit", args->outputs.junit, "Write JUnit XML to FILE")->type_name("FILE");
   cmd->add_option("--json", args->outputs.json, "Write the (merged) results as JSON to FILE")

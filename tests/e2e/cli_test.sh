@@ -489,6 +489,30 @@ run 2 "$bin" report --merge "$work/shard1.json" "$work/shard1.json"
 grep -q "is in another slice too" "$work/err"
 check "merging a slice twice is refused" $?
 
+# Whole runs of one plan, merged, are its repeats: a verdict that changed between two runs
+# makes the cell inconsistent and fails the merge.
+"$bin" run "${shard_args[@]}" --json "$work/again.json" >/dev/null 2>&1
+run 0 "$bin" report --merge "$work/whole.json" "$work/again.json" --json "$work/repeats.json"
+check "two whole runs that agree merge as two repeats" $?
+grep -q '0 inconsistent across repeats' "$work/out" &&
+  perl -MJSON::PP -e 'my $r = decode_json(do { local $/; <STDIN> });
+    my %runs = map { $_->{run} => 1 } @{ $r->{cases} };
+    die "repeat $r->{repeat}, runs @{[sort keys %runs]}\n"
+      unless $r->{repeat} == 2 && join(",", sort keys %runs) eq "1,2"' <"$work/repeats.json" 2>>"$work/err"
+check "the merged runs are numbered 1 and 2, repeat 2" $?
+perl -MJSON::PP -e 'my $r = decode_json(do { local $/; <STDIN> });
+  $_->{verdict} = "leak" for grep { $_->{scenario} eq "plain-child" && $_->{reaper} eq "pgroup" } @{ $r->{cases} };
+  print encode_json($r)' <"$work/again.json" >"$work/changed.json"
+run 1 "$bin" report --merge "$work/whole.json" "$work/changed.json"
+grep -q '1 inconsistent across repeats' "$work/out"
+check "a verdict that changed between two whole runs is inconsistent" $?
+run 2 "$bin" report --merge "$work/whole.json" "$work/whole.json"
+grep -q "the same run as an earlier input" "$work/err"
+check "merging a whole run twice is refused" $?
+run 2 "$bin" report --merge "$work/whole.json" "$work/shard1.json"
+grep -q "merged with slices of a sharded one" "$work/err"
+check "a whole run is not merged with slices" $?
+
 # External reapers. kill -9 -1 reaches everything the sandbox holds — the bystander in the reaper
 # host's group included — and nothing outside: a canary started here survives.
 sleep infinity &

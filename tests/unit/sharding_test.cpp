@@ -4,6 +4,7 @@
 
 #include "harness/model/merge.h"
 #include "harness/model/shard.h"
+#include "harness/model/summary.h"
 
 namespace reapcheck {
 namespace {
@@ -62,6 +63,52 @@ TEST(Merge, RefusesACaseTwiceAndSlicesOfAnotherRun) {
   RunResult other = slice("2/2", {{"b", "y"}});
   other.grace_ms = 5000;
   EXPECT_THROW(merge_runs({slice("1/2", {{"a", "x"}}), other}, {"p", "q"}), std::runtime_error);
+}
+
+RunResult whole_run(const std::string& started, int repeat, Verdict verdict) {
+  RunResult r = slice("", {});
+  r.info.started = started;
+  r.repeat = repeat;
+  r.wall_s = 10;
+  for (int run = 1; run <= repeat; ++run) {
+    CaseResult c;
+    c.scenario = "a";
+    c.reaper = "x";
+    c.run = run;
+    c.verdict = verdict;
+    r.cases.push_back(c);
+  }
+  return r;
+}
+
+TEST(Merge, JoinsWholeRunsAsRepeatsNumberedOneAfterAnother) {
+  const Merged m = merge_runs({whole_run("2026-12-01T10:00:00", 2, Verdict::pass),
+                               whole_run("2026-12-02T10:00:00", 3, Verdict::pass)},
+                              {"monday.json", "tuesday.json"});
+  EXPECT_EQ(m.run.repeat, 5);
+  EXPECT_DOUBLE_EQ(m.run.wall_s, 20);
+  std::vector<int> runs;
+  for (const auto& c : m.run.cases) runs.push_back(c.run);
+  EXPECT_EQ(runs, (std::vector<int>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(m.run.info.shard, "merged from monday.json (2×), tuesday.json (3×)");
+  EXPECT_TRUE(summarise(m.run).ok());
+}
+
+TEST(Merge, AVerdictThatChangedBetweenWholeRunsIsInconsistent) {
+  const Merged m = merge_runs({whole_run("2026-12-01T10:00:00", 1, Verdict::pass),
+                               whole_run("2026-12-02T10:00:00", 1, Verdict::leak)},
+                              {"p", "q"});
+  EXPECT_EQ(summarise(m.run).inconsistent(), 1);
+  EXPECT_FALSE(summarise(m.run).ok());
+}
+
+TEST(Merge, RefusesTheSameWholeRunTwiceAndWholeRunsWithSlices) {
+  const RunResult monday = whole_run("2026-12-01T10:00:00", 1, Verdict::pass);
+  EXPECT_THROW(merge_runs({monday, monday}, {"p", "q"}), std::runtime_error);
+  EXPECT_THROW(merge_runs({monday, slice("1/2", {{"a", "x"}})}, {"p", "q"}), std::runtime_error);
+  RunResult other = whole_run("2026-12-02T10:00:00", 1, Verdict::pass);
+  other.grace_ms = 5000;
+  EXPECT_THROW(merge_runs({monday, other}, {"p", "q"}), std::runtime_error);
 }
 
 }  // namespace
