@@ -383,6 +383,10 @@ bool SignalLedger::settle_step() {
     candidates_ = std::move(still);
     for (pid_t d : dependants) grew |= add_candidate(d);
   }
+  // The race's triggers may have exited while the loop above looked at them: look again (which
+  // may add members the race released), or a call could pass between the race's window opening
+  // and its decoy being placed.
+  if (!candidates_.empty() || race_pending()) return false;
   return candidates_.empty();
 }
 
