@@ -118,8 +118,9 @@ bool thread_dying(pid_t pid, const std::string& task) {
 
 // How a thread is waiting, from /proc/<pid>/task/<tid>/syscall: the system call it is blocked
 // in and its arguments. Only x86_64's numbers are known; elsewhere every wait is `unknown`,
-// which callers take as "may act", so nothing is judged too soon.
-enum class Wait { forever, deadline, unknown, running };
+// which callers take as "may act", so nothing is judged too soon. `signal_call`: blocked in a
+// signal-sending call, which the signal filter makes wait for the ledger's answer.
+enum class Wait { forever, deadline, unknown, running, signal_call };
 
 Wait thread_wait(const std::string& task) {
   const std::string text = reaper::read_file(task + "/syscall");
@@ -153,14 +154,14 @@ Wait thread_wait(const std::string& task) {
     case 45:   // recvfrom
     case 47:   // recvmsg
     case 1:    // write (a full pipe)
-    // The signal-sending calls: a thread blocked in one waits for the signal ledger to answer it.
+      return Wait::forever;
     case 62:   // kill
     case 200:  // tkill
     case 234:  // tgkill
     case 129:  // rt_sigqueueinfo
     case 297:  // rt_tgsigqueueinfo
     case 424:  // pidfd_send_signal
-      return Wait::forever;
+      return Wait::signal_call;
     case 232:  // epoll_wait
     case 281:  // epoll_pwait
       return by_int(a[3]);
@@ -194,14 +195,23 @@ bool thread_exited(const std::string& task) {
   return !stat || stat->state == 'Z' || stat->state == 'X';
 }
 
-// The least idle of its live threads' waits.
-Wait process_wait(pid_t pid) {
+// The least idle of its live threads' waits. A thread in a signal-sending call waits for the
+// ledger, which answers the tree's calls at once and holds some of the reaper's: it goes on as
+// soon as it is answered (Go's runtime, for one, preempts with tgkill from its monitor thread, the
+// one thread that otherwise waits with a deadline), so only a call the ledger holds (`held`, by
+// thread id) is a wait with no end of its own.
+Wait process_wait(pid_t pid, const std::function<bool(pid_t)>& held) {
   Wait worst = Wait::forever;
   std::error_code ec;
   for (const auto& task :
        std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
     if (thread_exited(task.path().string())) continue;
-    worst = std::max(worst, thread_wait(task.path().string()));
+    Wait wait = thread_wait(task.path().string());
+    if (wait == Wait::signal_call) {
+      const auto tid = static_cast<pid_t>(std::strtol(task.path().filename().c_str(), nullptr, 10));
+      wait = held && held(tid) ? Wait::forever : Wait::unknown;
+    }
+    worst = std::max(worst, wait);
     if (worst == Wait::running) break;
   }
   return worst;
@@ -285,7 +295,7 @@ Activity activity(pid_t pid, int pidfd, const Census& census,
   // A signal still pending and not blocked has a handler yet to run (which may exit); a
   // running process may be in one now.
   if ((s.pending & ~s.blocked) != 0 || s.state == 'R' || s.state == 'D') return Activity::busy;
-  switch (process_wait(pid)) {
+  switch (process_wait(pid, held)) {
     case Wait::forever:
       return Activity::settled;
     case Wait::deadline:

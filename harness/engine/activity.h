@@ -21,8 +21,10 @@ enum class Activity {
 };
 
 // `pidfd` holds the process `pid`; `census` tells the reaper host (which reaps) apart. `held`,
-// when given, says whether a process is itself held (its own signal call not yet answered by the
-// signal ledger): a dead process whose parent is held is not about to be reaped.
+// when given, says whether a process or thread is itself held (its own signal call kept
+// unanswered by the signal ledger): a dead process whose parent is held is not about to be
+// reaped, and a thread held in its call waits for good. A thread in a signal call that is not
+// held is only waiting for the ledger's answer and goes on: the process is busy.
 Activity activity(pid_t pid, int pidfd, const Census& census,
                   const std::function<bool(pid_t)>& held = {});
 

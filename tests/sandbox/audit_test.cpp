@@ -5,15 +5,22 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/seccomp.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <thread>
+#include <variant>
 
 #include "harness/engine/activity.h"
+#include "harness/engine/census.h"
+#include "harness/engine/signal_filter.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
 #include "reaper/os/sys_error.h"
@@ -267,6 +274,57 @@ TEST(Activity, APendingSigtermThatCannotBeTakenIsNotDying) {
     ::kill(pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
   }
+}
+
+// A thread blocked in a signal call waits for the ledger's answer, not for good. Go's runtime
+// sends its preemption signal (tgkill) from the one thread that otherwise waits with a deadline:
+// while the ledger had not yet answered, an idle esbuild read as settled and was called a survivor
+// although it went on to exit (vite-dev-server × cmdline, once in ten under load). Here a child
+// is held in a call from a second thread (its tid is not its pid), behind a listener this test
+// reads and does not answer: every other thread of it waits with no deadline.
+TEST(Activity, AThreadInAnUnansweredSignalCallIsBusyUnlessTheLedgerHoldsIt) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  const reaper::UniqueFd ours(sv[0]);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(sv[0]);
+    send_listener(sv[1], install_signal_filter());
+    std::thread caller([] { ::kill(::getpid(), 0); });
+    caller.join();
+    wait_forever();
+  }
+  ::close(sv[1]);
+  ASSERT_GT(child, 0);
+  Member m = member(child, "child");
+  auto received = receive_listener(ours.get(), Clock::now() + 10s);
+  ASSERT_TRUE(std::holds_alternative<reaper::UniqueFd>(received))
+      << std::get<std::string>(received);
+  const reaper::UniqueFd listener = std::move(std::get<reaper::UniqueFd>(received));
+  pollfd p{listener.get(), POLLIN, 0};
+  ASSERT_EQ(::poll(&p, 1, 10000), 1);
+  seccomp_notif call{};
+  ASSERT_EQ(::ioctl(listener.get(), SECCOMP_IOCTL_NOTIF_RECV, &call), 0);
+  const auto tid = static_cast<pid_t>(call.pid);
+  ASSERT_NE(tid, child);
+  // Both threads asleep: the caller in its call, the main thread joining it.
+  const auto asleep = [&](pid_t t) {
+    const auto info = reaper::ProcTable::read_one(t, reaper::Detail::stat);
+    return info && info->state == 'S';
+  };
+  while (!asleep(tid) || !asleep(child)) std::this_thread::yield();
+  const Census census;
+  EXPECT_EQ(activity(child, m.pidfd.get(), census), Activity::busy);
+  EXPECT_EQ(activity(child, m.pidfd.get(), census, [](pid_t) { return false; }), Activity::busy);
+  // The negative control: held by the ledger, the same call is a wait with no end of its own.
+  EXPECT_EQ(activity(child, m.pidfd.get(), census, [&](pid_t t) { return t == tid; }),
+            Activity::settled);
+  seccomp_notif_resp answer{};
+  answer.id = call.id;
+  answer.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+  EXPECT_EQ(::ioctl(listener.get(), SECCOMP_IOCTL_NOTIF_SEND, &answer), 0);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
 }
 
 }  // namespace
