@@ -341,6 +341,13 @@ bool SignalLedger::held(pid_t pid) const {
 }
 
 bool SignalLedger::add_candidate(pid_t pid) {
+  // One candidate a process: a reaper that signals each of 5,000 members three times (SIGTERM,
+  // SIGCONT, SIGKILL) would otherwise hold 15,000 pidfds here, and the case ran out of fds.
+  if (std::any_of(candidates_.begin(), candidates_.end(), [pid](const Candidate& c) {
+        return c.pid == pid && !reaper::pidfd_exited(c.pidfd.get());
+      })) {
+    return false;
+  }
   auto fd = reaper::pidfd_open(pid);
   const auto p = reaper::ProcTable::read_one(pid, reaper::Detail::stat);
   if (!fd || !p) return false;

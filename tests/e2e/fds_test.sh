@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Descriptors reapcheck inherits (a CI runner's pipes, a shell's redirections) reach none of its
 # children: neither a tree member nor an exec: reaper holds anything beyond 0-2 but what it
-# opened itself. Run with fd 7 open on a file, as a careless caller would.
+# opened itself. Run with fd 7 open on a file, as a careless caller would. And its own stay
+# within a few per member: wide-tree (1,000 members) under subreaper, which signals each member
+# by pidfd two or three times, passes with `ulimit -n 4000` (the signal ledger once kept a pidfd
+# per call, needed more than 4,000 there and failed with "opendir /proc: Bad file descriptor").
 #   fds_test.sh BUILD_BIN_DIR
 set -uo pipefail
 bin=$1/reapcheck
@@ -45,5 +48,14 @@ for who in agent reaper; do
     failures=$((failures + 1))
   fi
 done
-echo "fds: agent and reaper checked; $failures failure(s)"
+(
+  ulimit -n 4000 &&
+    "$bin" run -q --scenario wide-tree --reaper subreaper --json "$work/wide.json" >"$work/wide.out" 2>&1
+)
+status=$?
+if [ "$status" -ne 0 ] || ! grep -q '"verdict": *"pass"' "$work/wide.json"; then
+  echo "FAIL: wide-tree × subreaper with 4,000 fds exited $status: $(tail -5 "$work/wide.out")" >&2
+  failures=$((failures + 1))
+fi
+echo "fds: agent, reaper and a 1,000-member tree's budget checked; $failures failure(s)"
 [ "$failures" -eq 0 ]
