@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 
 #include "reaper/os/sys_error.h"
@@ -170,8 +171,16 @@ ProcTable ProcTable::read(const std::string& proc_root, Detail detail) {
 
 ProcTable ProcTable::read_proc_files(const std::string& proc_root, Detail detail) {
   UniqueFd proc_fd = open_proc_root(proc_root);
-  DIR* dir = ::fdopendir(::dup(proc_fd.get()));
-  if (dir == nullptr) throw_sys("opendir " + proc_root);
+  // A failed dup() says why (EMFILE), where fdopendir(-1) would say "Bad file descriptor".
+  const int copy = ::dup(proc_fd.get());
+  if (copy < 0) throw_sys("opendir " + proc_root);
+  DIR* dir = ::fdopendir(copy);
+  if (dir == nullptr) {
+    const int err = errno;
+    ::close(copy);
+    errno = err;
+    throw_sys("opendir " + proc_root);
+  }
   ProcTable table;
   while (dirent* ent = ::readdir(dir)) {
     pid_t pid = 0;
