@@ -6,7 +6,6 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "reaper/os/clone.h"
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/sys_error.h"
@@ -25,8 +25,10 @@ namespace {
 
 // Runs in the forked child; reports a failure through `err_fd` (CLOEXEC, so a successful exec
 // closes it and the parent reads EOF).
-[[noreturn]] void exec_child(const AgentSpec& spec, const SpawnOptions& options, int pty_slave,
-                             int err_fd, int parent_pidfd, char* const* argv, char* const* envp) {
+// `in_cgroup`: it was cloned into options.cgroup already.
+[[noreturn]] void exec_child(const AgentSpec& spec, const SpawnOptions& options, bool in_cgroup,
+                             int pty_slave, int err_fd, int parent_pidfd, char* const* argv,
+                             char* const* envp) {
   auto fail = [&](int step) {
     int msg[2] = {step, errno};
     (void)!::write(err_fd, msg, sizeof msg);
@@ -46,7 +48,7 @@ namespace {
       (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || pidfd_exited(parent_pidfd))) {
     fail(7);
   }
-  if (!options.cgroup.empty()) {
+  if (!options.cgroup.empty() && !in_cgroup) {
     int fd = ::open((options.cgroup + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0 || ::write(fd, "0", 1) != 1) fail(6);
     ::close(fd);
@@ -98,14 +100,24 @@ Agent spawn_agent(const AgentSpec& spec, const SpawnOptions& options) {
   std::optional<UniqueFd> self;
   if (options.die_with_parent) self = pidfd_open(::getpid());
 
+  UniqueFd group;
+  if (!options.cgroup.empty()) {
+    group.reset(::open(options.cgroup.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!group) throw_sys("open the agent's cgroup " + options.cgroup);
+  }
   // A new PID namespace needs clone(); without flags this is fork().
   const int ns = options.new_pid_namespace ? CLONE_NEWPID : 0;
-  pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, ns | SIGCHLD, nullptr, nullptr, nullptr, 0));
-  if (pid < 0) throw_sys(ns ? "clone(CLONE_NEWPID)" : "fork");
-  if (pid == 0) {
-    exec_child(spec, options, slave.get(), err.write.get(), self ? self->get() : -1, argv.data(),
-               envp.data());
+  bool in_cgroup = false;
+  const pid_t pid = clone_child(ns, group.get(), &in_cgroup);
+  if (pid < 0) {
+    throw_sys(std::string(ns ? "clone(CLONE_NEWPID)" : "fork") +
+              (group ? " into " + options.cgroup : ""));
   }
+  if (pid == 0) {
+    exec_child(spec, options, in_cgroup, slave.get(), err.write.get(), self ? self->get() : -1,
+               argv.data(), envp.data());
+  }
+  group.reset();
 
   err.write.reset();
   slave.reset();

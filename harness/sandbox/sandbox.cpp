@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 #include "harness/sandbox/pids_group.h"
 #include "harness/sandbox/warden.h"
 #include "harness/support/interrupt.h"
+#include "reaper/os/clone.h"
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/sys_error.h"
@@ -50,10 +50,6 @@ class Child {
   pid_t pid_;
   UniqueFd pidfd_;
 };
-
-pid_t clone_namespaces(int flags) {
-  return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0));
-}
 
 // Everything PID 1 writes on `fd` until it exits (EOF: every writer is gone); empty when the
 // deadline passes first. Throws Interrupted when a watched signal arrives meanwhile.
@@ -122,6 +118,17 @@ SandboxOutcome unavailable(bool rootless, int err) {
               (rootless ? "user, " : "") + "mount): " + std::strerror(err)};
 }
 
+// The warden, in a mount namespace of its own (and, rootless, a user namespace), started in the
+// case's group where there is one, so PID 1 is: cloned into it rather than moved (`in_cgroup`).
+pid_t clone_warden(bool rootless, const std::optional<CaseCgroup>& cgroup, bool& in_cgroup) {
+  UniqueFd group;
+  if (cgroup) {
+    group.reset(::open(cgroup->path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!group) reaper::throw_sys("open the case's cgroup " + cgroup->path());
+  }
+  return reaper::clone_child(CLONE_NEWNS | (rootless ? CLONE_NEWUSER : 0), group.get(), &in_cgroup);
+}
+
 }  // namespace
 
 SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
@@ -146,18 +153,19 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
   reaper::Pipe pid_one = reaper::make_pipe();
   reaper::Pipe case_go = reaper::make_pipe();
   reaper::Pipe out = reaper::make_pipe();
-  const WardenPlan plan{HostView{options.scratch, options.visible, options.shared,
-                                 cgroup ? cgroup->path() : std::string(), ids},
-                        cgroup ? cgroup->path() : std::string(),
-                        pids ? pids->path() : std::string(),
-                        !rootless,
-                        go.read.get(),
-                        pid_one.write.get(),
-                        case_go.read.get(),
-                        out.write.get()};
+  WardenPlan plan{HostView{options.scratch, options.visible, options.shared,
+                           cgroup ? cgroup->path() : std::string(), ids},
+                  cgroup ? cgroup->path() : std::string(),
+                  false,
+                  pids ? pids->path() : std::string(),
+                  !rootless,
+                  go.read.get(),
+                  pid_one.write.get(),
+                  case_go.read.get(),
+                  out.write.get()};
 
   std::fflush(nullptr);  // the child must not flush our buffered output a second time
-  const pid_t warden_pid = clone_namespaces(CLONE_NEWNS | (rootless ? CLONE_NEWUSER : 0));
+  const pid_t warden_pid = clone_warden(rootless, cgroup, plan.in_cgroup);
   if (warden_pid < 0) {
     const int err = errno;
     if (err == EPERM || err == EINVAL || err == ENOSPC || err == EUSERS) {

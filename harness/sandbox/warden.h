@@ -1,7 +1,7 @@
 // The sandbox's set-up stage. The mounts that confine a case must be made by someone who holds
 // the privilege the case must not have, so the sandbox starts in two steps. The warden, a child of
 // the harness in a mount namespace of its own (as root: real root; rootless: root of a user
-// namespace mapping the invoking user), joins the case's cgroup, builds the host view
+// namespace mapping the invoking user), starts in the case's cgroup, builds the host view
 // (host_view.h), clones PID 1 as the harness's child (CLONE_PARENT: the harness holds its pidfd
 // and reaps it) in fresh user, PID, network and cgroup namespaces — sharing the warden's mount
 // namespace, over which it has no privilege — maps its root, mounts its /proc (case_proc.h),
@@ -18,6 +18,7 @@ namespace reapcheck {
 struct WardenPlan {
   HostView view;
   std::string cgroup;      // the case's cgroup, which PID 1 starts in; empty: the harness's own
+  bool in_cgroup;          // the warden was cloned into `cgroup` (else it joins it)
   std::string pids_group;  // the case's v1 pids group (pids_group.h); empty: none
   bool as_root;            // drop the supplementary groups (the host's root group among them)
   int go_fd;               // the harness's go byte: it holds the warden's pidfd (and mapped it)
