@@ -130,6 +130,7 @@ void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchRes
   result.matrix_unexpected = unexpected_in(run, note);
   result.leak_excess_ms = worst_leak_excess(run);
   result.reaper_cpu_percent = worst_reaper_cpu_share(run);
+  result.matrix_phases_ms = phase_times(run.cases, PhaseStat::mean);
   note(fmt::format("built-in matrix: {} cases in {:.1f} s on {} workers{}", run.cases.size(),
                    run.wall_s, args.jobs, result.matrix_unexpected == 0 ? "" : " (deviations!)"));
   // The same again without the signal ledger, for its cost. Verdicts that need the ledger
@@ -168,6 +169,7 @@ void measure(const ScenarioSet& inputs, const BenchArgs& args, BenchResult& resu
   const Overhead overhead = measure_case_overhead(args.quick ? 5 : 15);
   result.case_overhead_ms = overhead.overhead_ms;
   result.case_ms = overhead.case_ms;
+  result.case_phases_ms = overhead.phases;
   note(fmt::format("harness overhead per case: {:.1f} ms (whole trivial case {:.1f} ms)",
                    overhead.overhead_ms, overhead.case_ms));
   result.matrix_jobs = args.jobs;

@@ -123,6 +123,31 @@ std::string harness_section(const BenchResult& r) {
                   r.presets_matrix_unexpected));
 }
 
+// The phases of the trivial case and of the built-in matrix side by side, in the order they run.
+std::string phases_section(const BenchResult& r) {
+  if (r.case_phases_ms.empty() && r.matrix_phases_ms.empty()) return {};
+  std::vector<std::string> order;
+  for (const auto* phases : {&r.case_phases_ms, &r.matrix_phases_ms}) {
+    for (const PhaseTime& p : *phases) {
+      if (std::find(order.begin(), order.end(), p.phase) == order.end()) order.push_back(p.phase);
+    }
+  }
+  const auto cell = [](const std::vector<PhaseTime>& phases, const std::string& phase) {
+    const auto it = std::find_if(phases.begin(), phases.end(),
+                                 [&](const PhaseTime& p) { return p.phase == phase; });
+    return it == phases.end() ? std::string("—") : fmt::format("{:.1f}", it->ms);
+  };
+  std::string md =
+      "\n## Where a case's time goes\n\n"
+      "| phase | trivial case, ms (median) | built-in matrix, ms a case (mean) | what it is |\n"
+      "|---|---|---|---|\n";
+  for (const std::string& phase : order) {
+    md += fmt::format("| {} | {} | {} | {} |\n", phase, cell(r.case_phases_ms, phase),
+                      cell(r.matrix_phases_ms, phase), phase_meaning(phase));
+  }
+  return md;
+}
+
 }  // namespace
 
 std::string bench_markdown(const BenchResult& r) {
@@ -140,6 +165,7 @@ std::string bench_markdown(const BenchResult& r) {
       "\nA preset that leaves members behind never reaches all-dead (its verdict is shown); one "
       "that cannot run here is skipped.\n";
   md += harness_section(r);
+  md += phases_section(r);
   return md;
 }
 

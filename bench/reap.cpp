@@ -56,14 +56,16 @@ Overhead measure_case_overhead(int runs) {
   const CaseJob job{&trivial, "proc-pidfd"};
   const CaseOptions options;
   std::vector<double> overhead, whole;
+  std::vector<CaseResult> passed;
   for (int i = 0; i < runs; ++i) {
     throw_if_interrupted();
     CaseResult c = run_case(job, options);
     if (c.verdict != Verdict::pass) continue;
     overhead.push_back(c.case_ms - c.tree_ms - std::max(c.kill_ms, c.all_dead_ms));
     whole.push_back(c.case_ms);
+    passed.push_back(std::move(c));
   }
-  return {median(overhead), median(whole)};
+  return {median(overhead), median(whole), phase_times(passed, PhaseStat::median)};
 }
 
 }  // namespace reapcheck

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "bench/phases.h"
 #include "bench/result.h"
 #include "harness/engine/case.h"
 #include "harness/model/scenario.h"
@@ -25,8 +26,9 @@ ReapSample measure_reap(std::string_view reaper, const Scenario& scenario, int r
                         CaseOptions options);
 
 struct Overhead {
-  double overhead_ms = -1;  // median of case - tree - reap: what the harness adds
-  double case_ms = -1;      // median of the whole case
+  double overhead_ms = -1;        // median of case - tree - reap: what the harness adds
+  double case_ms = -1;            // median of the whole case
+  std::vector<PhaseTime> phases;  // the median of each phase
 };
 
 // The harness's own cost per case on the smallest tree (the agent alone) with proc-pidfd.

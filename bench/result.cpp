@@ -133,6 +133,13 @@ nlohmann::json cell_json(const std::optional<CellFigure>& f) {
   return {{"value", f->value}, {"cell", f->cell}};
 }
 
+// As a case's phases_ms: [phase, ms] pairs in the order the phases run.
+nlohmann::json phases_json(const std::vector<PhaseTime>& phases) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& p : phases) j.push_back({p.phase, p.ms});
+  return j;
+}
+
 }  // namespace
 
 void to_json(nlohmann::json& j, const BenchResult& r) {
@@ -146,6 +153,8 @@ void to_json(nlohmann::json& j, const BenchResult& r) {
        {"reap", r.reap},
        {"case_overhead_ms", r.case_overhead_ms},
        {"case_ms", r.case_ms},
+       {"case_phases_ms", phases_json(r.case_phases_ms)},
+       {"matrix_phases_ms", phases_json(r.matrix_phases_ms)},
        {"matrix_wall_s", r.matrix_wall_s ? nlohmann::json(*r.matrix_wall_s) : nlohmann::json()},
        {"matrix_wall_no_ledger_s",
         r.matrix_wall_no_ledger_s ? nlohmann::json(*r.matrix_wall_no_ledger_s) : nlohmann::json()},

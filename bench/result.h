@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bench/cell_figures.h"
+#include "bench/phases.h"
 
 namespace reapcheck {
 
@@ -55,6 +56,10 @@ struct BenchResult {
   std::vector<ReapSample> reap;
   double case_overhead_ms = -1;  // sandbox set-up, bystanders, audit and teardown per case
   double case_ms = -1;           // the whole trivial case, for scale
+  // Where a case's time goes: the trivial case's phases (the median of each) and the built-in
+  // matrix's (the mean per case).
+  std::vector<PhaseTime> case_phases_ms;
+  std::vector<PhaseTime> matrix_phases_ms;
   std::optional<double> matrix_wall_s;
   std::optional<double> matrix_wall_no_ledger_s;  // the same matrix without the signal ledger
   int matrix_cases = 0;

@@ -48,12 +48,20 @@ perl -MJSON::PP -e '
     die "$preset: no verdict\n" unless $r->{verdict} ne "";
   }
   die "case_overhead_ms missing\n" unless $b->{case_overhead_ms} > 0;
+  # Where the time of the trivial case went, phase by phase, in the order they ran; --quick runs
+  # no matrix, so it has no matrix phases.
+  my @phases = map { $_->[0] } @{ $b->{case_phases_ms} };
+  die "case_phases_ms: @phases\n" unless "@phases" eq "bystanders spawn tree kill audit evidence sandbox";
+  die "a phase without its time\n" if grep { !($_->[1] >= 0) } @{ $b->{case_phases_ms} };
+  die "--quick must not have matrix phases\n" if @{ $b->{matrix_phases_ms} };
   die "--quick must not time the matrix\n" unless exists $b->{matrix_wall_s} && !defined $b->{matrix_wall_s};
   die "--quick must not time the --presets matrix\n"
     unless exists $b->{presets_matrix_wall_s} && !defined $b->{presets_matrix_wall_s};
   die "targets: " . @{ $b->{targets} } . "\n" unless @{ $b->{targets} } == 9;
 ' "$work/b.json" "$presets" $ids || { echo "FAIL: bench.json"; exit 1; }
 
+grep -q '^| spawn | [0-9.]* | — | the fixture' "$work/out/bench.md" ||
+  { echo "FAIL: bench.md lacks where a case's time goes"; exit 1; }
 grep -q '^| process-table snapshot cheaper than ps at 1,000 processes | ≥ 20.0× |' "$work/out/bench.md" ||
   { echo "FAIL: bench.md lacks the targets table"; exit 1; }
 cmp -s "$work/md" "$work/out/bench.md" || { echo "FAIL: printed table differs from bench.md"; exit 1; }

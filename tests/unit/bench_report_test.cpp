@@ -3,6 +3,7 @@
 #include <pugixml.hpp>
 
 #include "bench/markdown.h"
+#include "bench/phases.h"
 #include "bench/plot.h"
 #include "bench/result.h"
 
@@ -32,6 +33,8 @@ BenchResult sample() {
   r.presets_matrix_cases = 1116;
   r.leak_excess_ms = CellFigure{140, "setsid-escape × pgroup"};
   r.reaper_cpu_percent = CellFigure{12, "wide-tree × proc-pidfd"};
+  r.case_phases_ms = {{"spawn", 9.5}, {"sandbox", 4.25}};
+  r.matrix_phases_ms = {{"spawn", 20}, {"kill", 130.5}, {"sandbox", 16}};
   evaluate_targets(r);
   return r;
 }
@@ -96,6 +99,30 @@ TEST(BenchCellFigures, TheWorstJudgedCellOfEachKind) {
   EXPECT_FALSE(worst_leak_excess(RunResult{}));
 }
 
+TEST(BenchPhases, MeanForAMatrixMedianForRepeatsBlockedCasesLeftOut) {
+  auto with = [](std::vector<std::pair<std::string, double>> phases) {
+    CaseResult c;
+    c.phases_ms = std::move(phases);
+    return c;
+  };
+  std::vector<CaseResult> cases = {
+      with({{"spawn", 10}, {"kill", 300}}), with({{"spawn", 20}, {"kill", 3}}),
+      with({{"spawn", 90}, {"kill", 6}, {"audit", 1000}}), with({{"spawn", 5000}})};
+  cases.back().blocked = Blocker{Blocker::Kind::setup_failed, "never ran"};
+  const auto mean = phase_times(cases, PhaseStat::mean);
+  ASSERT_EQ(mean.size(), 3u);
+  EXPECT_EQ(mean[0].phase, "spawn");
+  EXPECT_DOUBLE_EQ(mean[0].ms, 40);  // (10 + 20 + 90) / 3: the blocked case is not counted
+  EXPECT_EQ(mean[1].phase, "kill");
+  EXPECT_DOUBLE_EQ(mean[1].ms, 103);
+  EXPECT_EQ(mean[2].phase, "audit");  // recorded by one case only: its mean over that one
+  EXPECT_DOUBLE_EQ(mean[2].ms, 1000);
+  const auto median = phase_times(cases, PhaseStat::median);
+  EXPECT_DOUBLE_EQ(median[0].ms, 20);
+  EXPECT_DOUBLE_EQ(median[1].ms, 6);
+  EXPECT_TRUE(phase_times({}, PhaseStat::mean).empty());
+}
+
 TEST(BenchTargets, UnmeasuredIsNeitherMetNorMissed) {
   BenchResult r = sample();
   r.matrix_wall_s.reset();
@@ -124,6 +151,21 @@ TEST(BenchJson, HoldsTheFieldsTheIssueNames) {
   EXPECT_DOUBLE_EQ(j["case_overhead_ms"].get<double>(), 2.5);
   EXPECT_EQ(j["leak_excess_ms"]["cell"], "setsid-escape × pgroup");
   EXPECT_DOUBLE_EQ(j["matrix_wall_s"].get<double>(), 75);
+}
+
+TEST(BenchMarkdown, ShowsWhereACasesTimeGoesSideBySide) {
+  const std::string md = bench_markdown(sample());
+  EXPECT_NE(md.find("## Where a case's time goes"), std::string::npos) << md;
+  EXPECT_NE(md.find("| spawn | 9.5 | 20.0 | the fixture's start"), std::string::npos) << md;
+  EXPECT_NE(md.find("| sandbox | 4.2 | 16.0 | the harness"), std::string::npos) << md;
+  EXPECT_NE(md.find("| kill | — | 130.5 | the reaper"), std::string::npos) << md;
+  const nlohmann::json j = sample();
+  EXPECT_EQ(j["case_phases_ms"][0][0], "spawn");
+  EXPECT_DOUBLE_EQ(j["matrix_phases_ms"][1][1].get<double>(), 130.5);
+  BenchResult none = sample();
+  none.case_phases_ms.clear();
+  none.matrix_phases_ms.clear();
+  EXPECT_EQ(bench_markdown(none).find("Where a case's time goes"), std::string::npos);
 }
 
 TEST(BenchMarkdown, SaysByHowMuchEachTargetIsMissed) {
