@@ -144,7 +144,8 @@ void add_timing_options(CLI::App* cmd, Timing& timing) {
   cmd->add_option("--settle", timing.settle_ms,
                   "The longest the tree is watched after the reaper returns, in ms; the watch "
                   "ends sooner once nothing more can happen to it (all dead, or every live "
-                  "process idle and not dying, none of the reaper's still running). A member "
+                  "process idle, no timer of its own due before the bound, and not dying, none "
+                  "of the reaper's still running). A member "
                   "dying when it passes (SIGKILL or another fatal signal pending, exiting) is "
                   "waited for up to 10 s more")
       ->type_name("MS")

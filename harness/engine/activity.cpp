@@ -5,12 +5,15 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -122,7 +125,21 @@ bool thread_dying(pid_t pid, const std::string& task) {
 // signal-sending call, which the signal filter makes wait for the ledger's answer.
 enum class Wait { forever, deadline, unknown, running, signal_call };
 
-Wait thread_wait(const std::string& task) {
+// A wait of `timeout_ms` cannot end before `horizon` (ms of CLOCK_BOOTTIME). The timeout counts
+// from the call, which began after the thread did: the thread's start time (its stat's 22nd
+// field, clock ticks of CLOCK_BOOTTIME, rounded down) plus the timeout is the earliest the wait
+// can time out. A node server's event loop waits so, its next timer 30 s away.
+bool ends_after(const std::string& task, unsigned long long timeout_ms,
+                const std::optional<double>& horizon) {
+  if (!horizon) return false;
+  const auto stat = reaper::parse_stat(reaper::read_file(task + "/stat"));
+  if (!stat) return false;
+  static const double tick_ms = 1000.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  return static_cast<double>(stat->start_time) * tick_ms + static_cast<double>(timeout_ms) >
+         *horizon;
+}
+
+Wait thread_wait(const std::string& task, const std::optional<double>& horizon) {
   const std::string text = reaper::read_file(task + "/syscall");
   if (text.empty() || text.rfind("running", 0) == 0) return Wait::running;
   std::istringstream in(text);
@@ -136,8 +153,10 @@ Wait thread_wait(const std::string& task) {
   }
   if (nr == -1) return Wait::forever;  // blocked outside any system call: stopped
 #if defined(__x86_64__)
-  const auto by_int = [](unsigned long long v) {  // a timeout in ms: negative means none
-    return static_cast<int>(v) < 0 ? Wait::forever : Wait::deadline;
+  const auto by_int = [&](unsigned long long v) {  // a timeout in ms: negative means none
+    const int ms = static_cast<int>(v);
+    return ms < 0 || ends_after(task, static_cast<unsigned>(ms), horizon) ? Wait::forever
+                                                                          : Wait::deadline;
   };
   const auto by_pointer = [](unsigned long long v) {  // a timeout struct: NULL means none
     return v == 0 ? Wait::forever : Wait::deadline;
@@ -200,13 +219,14 @@ bool thread_exited(const std::string& task) {
 // soon as it is answered (Go's runtime, for one, preempts with tgkill from its monitor thread, the
 // one thread that otherwise waits with a deadline), so only a call the ledger holds (`held`, by
 // thread id) is a wait with no end of its own.
-Wait process_wait(pid_t pid, const std::function<bool(pid_t)>& held) {
+Wait process_wait(pid_t pid, const std::function<bool(pid_t)>& held,
+                  const std::optional<double>& horizon) {
   Wait worst = Wait::forever;
   std::error_code ec;
   for (const auto& task :
        std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
     if (thread_exited(task.path().string())) continue;
-    Wait wait = thread_wait(task.path().string());
+    Wait wait = thread_wait(task.path().string(), horizon);
     if (wait == Wait::signal_call) {
       const auto tid = static_cast<pid_t>(std::strtol(task.path().filename().c_str(), nullptr, 10));
       wait = held && held(tid) ? Wait::forever : Wait::unknown;
@@ -258,6 +278,15 @@ bool enclosing_init_dying(pid_t pid) {
   return false;
 }
 
+// `t` in ms of CLOCK_BOOTTIME, the clock a thread's start time counts in.
+std::optional<double> boottime_ms(const std::optional<std::chrono::steady_clock::time_point>& t) {
+  if (!t) return std::nullopt;
+  timespec now{};
+  ::clock_gettime(CLOCK_BOOTTIME, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6 +
+         std::chrono::duration<double, std::milli>(*t - std::chrono::steady_clock::now()).count();
+}
+
 }  // namespace
 
 bool dying(pid_t pid) {
@@ -274,7 +303,8 @@ bool lives_on(pid_t pid) {
 }
 
 Activity activity(pid_t pid, int pidfd, const Census& census,
-                  const std::function<bool(pid_t)>& held) {
+                  const std::function<bool(pid_t)>& held,
+                  std::optional<std::chrono::steady_clock::time_point> horizon) {
   if (reaper::pidfd_exited(pidfd)) {
     // Dead. Its pid is free once reaped; a parent that reaps (PID 1, the reaper host, anything
     // that catches SIGCHLD) is about to.
@@ -295,7 +325,7 @@ Activity activity(pid_t pid, int pidfd, const Census& census,
   // A signal still pending and not blocked has a handler yet to run (which may exit); a
   // running process may be in one now.
   if ((s.pending & ~s.blocked) != 0 || s.state == 'R' || s.state == 'D') return Activity::busy;
-  switch (process_wait(pid, held)) {
+  switch (process_wait(pid, held, boottime_ms(horizon))) {
     case Wait::forever:
       return Activity::settled;
     case Wait::deadline:

@@ -6,16 +6,19 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <functional>
+#include <optional>
 
 #include "harness/engine/census.h"
 
 namespace reapcheck {
 
 enum class Activity {
-  settled,  // idle for good (every thread blocked with no deadline, or stopped), nothing
-            // pending; or dead and reaped (or never to be reaped)
-  timed,    // idle, but a thread waits with a deadline (a timer, a sleep): it will act again
+  settled,  // idle for good (every thread blocked with no deadline, or none before the
+            // horizon, or stopped), nothing pending; or dead and reaped (or never to be reaped)
+  timed,    // idle, but a thread waits with a deadline (a timer, a sleep): it will act again,
+            // perhaps before the horizon
   dying,    // a fatal signal pending, or exiting: its pidfd will fire
   busy,     // running, a handler still to run, or dead with a parent about to reap it
 };
@@ -24,9 +27,14 @@ enum class Activity {
 // when given, says whether a process or thread is itself held (its own signal call kept
 // unanswered by the signal ledger): a dead process whose parent is held is not about to be
 // reaped, and a thread held in its call waits for good. A thread in a signal call that is not
-// held is only waiting for the ledger's answer and goes on: the process is busy.
+// held is only waiting for the ledger's answer and goes on: the process is busy. `horizon`, when
+// given, is where the caller's watch ends: a wait whose timeout cannot expire before it (its
+// timeout, counted from the thread's start at the earliest, ends later) is, to that watch, one
+// with no end. Read for the timeouts given in ms (epoll_wait, epoll_pwait, poll); a timeout
+// behind a pointer counts as one that may end at any moment.
 Activity activity(pid_t pid, int pidfd, const Census& census,
-                  const std::function<bool(pid_t)>& held = {});
+                  const std::function<bool(pid_t)>& held = {},
+                  std::optional<std::chrono::steady_clock::time_point> horizon = {});
 
 // The process is on its way out: SIGKILL is pending (the kernel turns a fatal signal into
 // SIGKILL on every thread as it is sent, where it wakes a thread to take it), or a signal it will

@@ -67,8 +67,9 @@ std::set<pid_t> alive_where(const std::vector<const std::vector<Member>*>& group
 
 // Nothing more can happen to the tree: all of it dead; or every live process of it idle and
 // not dying, and none of the reaper's own left running (which might yet kill it).
+// A wait that cannot end before `horizon` (where the watch stops) is, to it, one with no end.
 bool certain(const std::vector<const std::vector<Member>*>& groups, const Census& census,
-             const AuditScope& scope) {
+             const AuditScope& scope, Clock::time_point horizon) {
   // The reaper's processes first: once they have all exited, every signal they sent is queued
   // already, so the tree's state read after this shows it. Read the other way round, a helper
   // could signal an idle member and exit between the two reads.
@@ -80,7 +81,7 @@ bool certain(const std::vector<const std::vector<Member>*>& groups, const Census
     for (const Member& m : *group) {
       if (!alive(m)) continue;
       any_alive = true;
-      if (activity(m.pid, m.pidfd.get(), census) != Activity::settled) return false;
+      if (activity(m.pid, m.pidfd.get(), census, {}, horizon) != Activity::settled) return false;
     }
   }
   return !any_alive || reaper_done;
@@ -108,7 +109,7 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
   for (;;) {
     watch.wait(Clock::now());  // the deaths so far
     const bool grew = find_unannounced(scope, known, watch, unannounced);
-    if (!grew && certain(groups, census, scope)) break;
+    if (!grew && certain(groups, census, scope, deadline)) break;
     const auto now = Clock::now();
     const bool past_bound = now >= deadline;
     if (past_bound && (now >= dying_deadline || alive_where(groups, true).empty())) break;

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -23,6 +24,7 @@
 #include "harness/engine/signal_filter.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
+#include "reaper/os/read_file.h"
 #include "reaper/os/sys_error.h"
 
 namespace reapcheck {
@@ -325,6 +327,55 @@ TEST(Activity, AThreadInAnUnansweredSignalCallIsBusyUnlessTheLedgerHoldsIt) {
   EXPECT_EQ(::ioctl(listener.get(), SECCOMP_IOCTL_NOTIF_SEND, &answer), 0);
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
+}
+
+// A child of this process blocked in system call `nr`, which `wait` makes, once /proc shows it
+// asleep there.
+pid_t child_blocked_in(long nr, void (*wait)()) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    wait();
+    ::_exit(0);
+  }
+  if (child < 0) reaper::throw_sys("fork");
+  const std::string syscall = "/proc/" + std::to_string(child) + "/syscall";
+  const auto blocked = [&] {
+    const auto info = reaper::ProcTable::read_one(child, reaper::Detail::stat);
+    return info && info->state == 'S' &&
+           reaper::read_file(syscall).rfind(std::to_string(nr) + " ", 0) == 0;
+  };
+  while (!blocked()) std::this_thread::yield();
+  return child;
+}
+
+TEST(Activity, AWaitWhoseTimeoutCannotEndBeforeTheHorizonIsOneWithNoEnd) {
+  const Census census;
+  struct Case {
+    const char* what;
+    long nr;
+    void (*wait)();
+  };
+  const Case cases[] = {
+      {"poll, 30 s", SYS_poll, [] { ::poll(nullptr, 0, 30000); }},
+      {"epoll_wait, 30 s", SYS_epoll_wait,
+       [] {
+         epoll_event e{};
+         ::epoll_wait(::epoll_create1(0), &e, 1, 30000);
+       }},
+  };
+  for (const Case& c : cases) {
+    const pid_t child = child_blocked_in(c.nr, c.wait);
+    Member m = member(child, "child");
+    // Its timeout ends 30 s after the call at the earliest, which began after the process did.
+    EXPECT_EQ(activity(child, m.pidfd.get(), census, {}, Clock::now() + 1s), Activity::settled)
+        << c.what;
+    // Without a horizon, or with one past the timeout, it is a wait that may end in the watch.
+    EXPECT_EQ(activity(child, m.pidfd.get(), census), Activity::timed) << c.what;
+    EXPECT_EQ(activity(child, m.pidfd.get(), census, {}, Clock::now() + 60s), Activity::timed)
+        << c.what;
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+  }
 }
 
 }  // namespace
