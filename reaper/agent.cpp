@@ -100,24 +100,18 @@ Agent spawn_agent(const AgentSpec& spec, const SpawnOptions& options) {
   std::optional<UniqueFd> self;
   if (options.die_with_parent) self = pidfd_open(::getpid());
 
-  UniqueFd group;
-  if (!options.cgroup.empty()) {
-    group.reset(::open(options.cgroup.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!group) throw_sys("open the agent's cgroup " + options.cgroup);
-  }
   // A new PID namespace needs clone(); without flags this is fork().
   const int ns = options.new_pid_namespace ? CLONE_NEWPID : 0;
   bool in_cgroup = false;
-  const pid_t pid = clone_child(ns, group.get(), &in_cgroup);
+  const pid_t pid = clone_child(ns, options.cgroup, &in_cgroup);
   if (pid < 0) {
     throw_sys(std::string(ns ? "clone(CLONE_NEWPID)" : "fork") +
-              (group ? " into " + options.cgroup : ""));
+              (options.cgroup.empty() ? "" : " into " + options.cgroup));
   }
   if (pid == 0) {
     exec_child(spec, options, in_cgroup, slave.get(), err.write.get(), self ? self->get() : -1,
                argv.data(), envp.data());
   }
-  group.reset();
 
   err.write.reset();
   slave.reset();

@@ -118,17 +118,6 @@ SandboxOutcome unavailable(bool rootless, int err) {
               (rootless ? "user, " : "") + "mount): " + std::strerror(err)};
 }
 
-// The warden, in a mount namespace of its own (and, rootless, a user namespace), started in the
-// case's group where there is one, so PID 1 is: cloned into it rather than moved (`in_cgroup`).
-pid_t clone_warden(bool rootless, const std::optional<CaseCgroup>& cgroup, bool& in_cgroup) {
-  UniqueFd group;
-  if (cgroup) {
-    group.reset(::open(cgroup->path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!group) reaper::throw_sys("open the case's cgroup " + cgroup->path());
-  }
-  return reaper::clone_child(CLONE_NEWNS | (rootless ? CLONE_NEWUSER : 0), group.get(), &in_cgroup);
-}
-
 }  // namespace
 
 SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
@@ -156,7 +145,6 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
   WardenPlan plan{HostView{options.scratch, options.visible, options.shared,
                            cgroup ? cgroup->path() : std::string(), ids},
                   cgroup ? cgroup->path() : std::string(),
-                  false,
                   pids ? pids->path() : std::string(),
                   !rootless,
                   go.read.get(),
@@ -165,7 +153,8 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
                   out.write.get()};
 
   std::fflush(nullptr);  // the child must not flush our buffered output a second time
-  const pid_t warden_pid = clone_warden(rootless, cgroup, plan.in_cgroup);
+  const pid_t warden_pid = reaper::clone_child(CLONE_NEWNS | (rootless ? CLONE_NEWUSER : 0),
+                                               plan.cgroup, &plan.in_cgroup);
   if (warden_pid < 0) {
     const int err = errno;
     if (err == EPERM || err == EINVAL || err == ENOSPC || err == EUSERS) {

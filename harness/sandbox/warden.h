@@ -18,13 +18,13 @@ namespace reapcheck {
 struct WardenPlan {
   HostView view;
   std::string cgroup;      // the case's cgroup, which PID 1 starts in; empty: the harness's own
-  bool in_cgroup;          // the warden was cloned into `cgroup` (else it joins it)
   std::string pids_group;  // the case's v1 pids group (pids_group.h); empty: none
   bool as_root;            // drop the supplementary groups (the host's root group among them)
   int go_fd;               // the harness's go byte: it holds the warden's pidfd (and mapped it)
   int pid_fd;              // where PID 1's pid goes
   int case_go_fd;          // PID 1's go byte, from the harness
   int out_fd;              // PID 1's result, or the warden's failure
+  bool in_cgroup = false;  // the warden was cloned into `cgroup`, not to be moved there
 };
 
 [[noreturn]] void run_warden(const std::function<std::string()>& body, const WardenPlan& plan);

@@ -1,5 +1,6 @@
 #include "reaper/os/clone.h"
 
+#include <fcntl.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -9,15 +10,19 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "reaper/os/unique_fd.h"
+
 namespace reaper {
 
-pid_t clone_child(int flags, int cgroup_fd, bool* joined) {
+pid_t clone_child(int flags, const std::string& cgroup, bool* joined) {
   if (joined != nullptr) *joined = false;
-  if (cgroup_fd >= 0) {
+  if (!cgroup.empty()) {
+    const UniqueFd group(::open(cgroup.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!group) return -1;
     clone_args args{};
     args.flags = static_cast<std::uint64_t>(static_cast<unsigned>(flags)) | CLONE_INTO_CGROUP;
     args.exit_signal = SIGCHLD;
-    args.cgroup = static_cast<std::uint64_t>(cgroup_fd);
+    args.cgroup = static_cast<std::uint64_t>(group.get());
     const long pid = ::syscall(SYS_clone3, &args, sizeof args);
     if (pid >= 0 || (errno != ENOSYS && errno != E2BIG)) {
       if (pid >= 0 && joined != nullptr) *joined = true;

@@ -1,6 +1,5 @@
 #include "reaper/os/clone.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,18 +9,17 @@
 
 #include "harness/sandbox/cgroup_area.h"
 #include "reaper/os/cgroup_fs.h"
-#include "reaper/os/unique_fd.h"
 #include "reaper/reaper.h"
 
 namespace reaper {
 namespace {
 
-// The cgroup the child of clone_child(0, cgroup_fd) says it is in, from its first instruction
+// The cgroup the child of clone_child(0, cgroup) says it is in, from its first instruction
 // on (it reads /proc/self/cgroup before doing anything else), and whether it was cloned there.
-std::pair<std::string, bool> child_cgroup(int cgroup_fd) {
+std::pair<std::string, bool> child_cgroup(const std::string& cgroup) {
   Pipe out = make_pipe();
   bool joined = true;
-  const pid_t pid = clone_child(0, cgroup_fd, &joined);
+  const pid_t pid = clone_child(0, cgroup, &joined);
   if (pid == 0) {
     const std::string group = cgroup_of(::getpid());
     _exit(::write(out.write.get(), group.data(), group.size()) == static_cast<ssize_t>(group.size())
@@ -44,18 +42,18 @@ TEST(CloneChild, StartsTheChildInTheCgroupItIsGiven) {
   if (area.path().empty()) GTEST_SKIP() << "no writable cgroup v2 here";
   const std::string group = area.path() + "/clone-test";
   ASSERT_EQ(::mkdir(group.c_str(), 0755), 0);
-  {
-    const UniqueFd fd(::open(group.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    ASSERT_TRUE(fd);
-    const auto [seen, joined] = child_cgroup(fd.get());
-    EXPECT_EQ(seen, group);
-    EXPECT_TRUE(joined);
-  }
+  const auto [seen, joined] = child_cgroup(group);
+  EXPECT_EQ(seen, group);
+  EXPECT_TRUE(joined);
   // Without a group, the child starts where its parent is, and says it was not moved.
-  const auto [seen, joined] = child_cgroup(-1);
-  EXPECT_EQ(seen, cgroup_of(::getpid()));
-  EXPECT_FALSE(joined);
+  const auto [home, moved] = child_cgroup("");
+  EXPECT_EQ(home, cgroup_of(::getpid()));
+  EXPECT_FALSE(moved);
   ::rmdir(group.c_str());
+  // A group that does not exist: no child, and the reason.
+  errno = 0;
+  EXPECT_EQ(clone_child(0, area.path() + "/missing"), -1);
+  EXPECT_EQ(errno, ENOENT);
 }
 
 }  // namespace
