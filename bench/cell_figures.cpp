@@ -27,6 +27,12 @@ std::optional<CellFigure> worst_leak_excess(const RunResult& run) {
       [](const CaseResult& c) { return c.case_ms - c.kill_ms; });
 }
 
+std::optional<CellFigure> worst_leak_watch(const RunResult& run) {
+  return worst(
+      run, [](const CaseResult& c) { return c.verdict == Verdict::leak; },
+      [](const CaseResult& c) { return c.watched_ms; });
+}
+
 std::optional<CellFigure> worst_reaper_cpu_share(const RunResult& run) {
   return worst(
       run, [](const CaseResult& c) { return c.case_ms > 0; },

@@ -17,6 +17,10 @@ struct CellFigure {
 // leak costs beyond the reaper's own work (set-up, settle, audit, teardown). Empty without one.
 std::optional<CellFigure> worst_leak_excess(const RunResult& run);
 
+// The leaking cell watched longest after its reaper returned, in ms: the settle's share of the
+// excess above, which ends once every survivor's fate is certain rather than at the bound.
+std::optional<CellFigure> worst_leak_watch(const RunResult& run);
+
 // The case whose reaper spent the largest share of the case's wall time on the CPU itself, in
 // percent. Only the reaper host's own time counts: what it waits for (a ps, a pgrep, the agents
 // it reaps) is the reaper computing, or the tree's, which the issue leaves out.

@@ -129,6 +129,7 @@ void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchRes
   result.matrix_cases = static_cast<int>(run.cases.size());
   result.matrix_unexpected = unexpected_in(run, note);
   result.leak_excess_ms = worst_leak_excess(run);
+  result.leak_watch_ms = worst_leak_watch(run);
   result.reaper_cpu_percent = worst_reaper_cpu_share(run);
   result.matrix_phases_ms = phase_times(run.cases, PhaseStat::mean);
   note(fmt::format("built-in matrix: {} cases in {:.1f} s on {} workers{}", run.cases.size(),

@@ -113,14 +113,18 @@ std::string harness_section(const BenchResult& r) {
       "| | |\n|---|---|\n| Overhead per case (sandbox, bystanders, audit, teardown) | {} |\n"
       "| Whole trivial case | {} |\n| Built-in matrix | {} |\n"
       "| Built-in matrix without the signal ledger | {} |\n"
-      "| `run --presets` matrix (the built-ins and every preset) | {} |\n",
+      "| `run --presets` matrix (the built-ins and every preset) | {} |\n"
+      "| A leaking cell's watch after its reaper returned (the settle; worst cell) | {} |\n",
       r.case_overhead_ms >= 0 ? fmt::format("{:.1f} ms", r.case_overhead_ms) : "—",
       r.case_ms >= 0 ? fmt::format("{:.1f} ms", r.case_ms) : "—",
       matrix_cell(r.matrix_wall_s, r.matrix_cases, r.matrix_jobs, r.matrix_unexpected),
       r.matrix_wall_no_ledger_s ? fmt::format("{:.1f} s", *r.matrix_wall_no_ledger_s)
                                 : std::string("not run (--quick, --no-presets or --ledger-only)"),
       matrix_cell(r.presets_matrix_wall_s, r.presets_matrix_cases, r.matrix_jobs,
-                  r.presets_matrix_unexpected));
+                  r.presets_matrix_unexpected),
+      r.leak_watch_ms
+          ? fmt::format("{:.1f} ms ({})", r.leak_watch_ms->value, r.leak_watch_ms->cell)
+          : std::string("no leaking cell timed (--quick, --no-presets or --ledger-only)"));
 }
 
 // The phases of the trivial case and of the built-in matrix side by side, in the order they run.

@@ -166,6 +166,7 @@ void to_json(nlohmann::json& j, const BenchResult& r) {
        {"presets_matrix_cases", r.presets_matrix_cases},
        {"presets_matrix_unexpected", r.presets_matrix_unexpected},
        {"leak_excess_ms", cell_json(r.leak_excess_ms)},
+       {"leak_watch_ms", cell_json(r.leak_watch_ms)},
        {"reaper_cpu_percent", cell_json(r.reaper_cpu_percent)},
        {"targets", r.targets}};
 }

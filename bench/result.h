@@ -72,6 +72,7 @@ struct BenchResult {
   // From the built-in matrix run: the worst leaking cell's wall time beyond its reaper's kill
   // time, and the worst reaper CPU share of a case's wall time (cell_figures.h).
   std::optional<CellFigure> leak_excess_ms;
+  std::optional<CellFigure> leak_watch_ms;  // of that excess, the watch after the reaper returned
   std::optional<CellFigure> reaper_cpu_percent;
   std::vector<TargetCheck> targets;
 

@@ -32,6 +32,7 @@ BenchResult sample() {
   r.presets_matrix_wall_s = 512.5;
   r.presets_matrix_cases = 1116;
   r.leak_excess_ms = CellFigure{140, "setsid-escape × pgroup"};
+  r.leak_watch_ms = CellFigure{12.5, "npm-dev-server × cmdline"};
   r.reaper_cpu_percent = CellFigure{12, "wide-tree × proc-pidfd"};
   r.case_phases_ms = {{"spawn", 9.5}, {"sandbox", 4.25}};
   r.matrix_phases_ms = {{"spawn", 20}, {"kill", 130.5}, {"sandbox", 16}};
@@ -93,6 +94,13 @@ TEST(BenchCellFigures, TheWorstJudgedCellOfEachKind) {
   ASSERT_TRUE(leak);
   EXPECT_DOUBLE_EQ(leak->value, 190);
   EXPECT_EQ(leak->cell, "b × pgroup");
+  run.cases[0].watched_ms = 30;
+  run.cases[1].watched_ms = 2;
+  run.cases[2].watched_ms = 900;  // no leak: its watch is not a leak's
+  const auto watch = worst_leak_watch(run);
+  ASSERT_TRUE(watch);
+  EXPECT_DOUBLE_EQ(watch->value, 30);
+  EXPECT_EQ(watch->cell, "a × pgroup");
   const auto cpu = worst_reaper_cpu_share(run);
   ASSERT_TRUE(cpu);
   EXPECT_DOUBLE_EQ(cpu->value, 15);  // c: 300 of 2000 ms; d never ran
@@ -161,6 +169,11 @@ TEST(BenchMarkdown, ShowsWhereACasesTimeGoesSideBySide) {
   EXPECT_NE(md.find("| kill | — | 130.5 | the reaper"), std::string::npos) << md;
   const nlohmann::json j = sample();
   EXPECT_EQ(j["case_phases_ms"][0][0], "spawn");
+  EXPECT_EQ(j["leak_watch_ms"]["cell"], "npm-dev-server × cmdline");
+  EXPECT_NE(md.find("| A leaking cell's watch after its reaper returned (the settle; worst cell) | "
+                    "12.5 ms (npm-dev-server × cmdline) |"),
+            std::string::npos)
+      << md;
   EXPECT_DOUBLE_EQ(j["matrix_phases_ms"][1][1].get<double>(), 130.5);
   BenchResult none = sample();
   none.case_phases_ms.clear();
