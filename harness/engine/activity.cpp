@@ -162,6 +162,8 @@ Wait thread_wait(const std::string& task, const std::optional<double>& horizon) 
     return v == 0 ? Wait::forever : Wait::deadline;
   };
   switch (nr) {
+    case 128:  // rt_sigtimedwait (sigwait, tini's and dumb-init's loop)
+      return by_pointer(a[2]);
     case 34:   // pause
     case 130:  // rt_sigsuspend
     case 61:   // wait4

@@ -70,12 +70,15 @@ std::set<pid_t> alive_where(const std::vector<const std::vector<Member>*>& group
 // A wait that cannot end before `horizon` (where the watch stops) is, to it, one with no end.
 bool certain(const std::vector<const std::vector<Member>*>& groups, const Census& census,
              const AuditScope& scope, Clock::time_point horizon) {
-  // The reaper's processes first: once they have all exited, every signal they sent is queued
+  // The reaper's processes first: once they have all exited or gone idle for good (as the
+  // sibling agent's supervisor, waiting on its agent, does), every signal they sent is queued
   // already, so the tree's state read after this shows it. Read the other way round, a helper
   // could signal an idle member and exit between the two reads.
-  const bool reaper_done =
-      std::all_of(scope.reaper_left_running.begin(), scope.reaper_left_running.end(),
-                  [](int fd) { return reaper::pidfd_exited(fd); });
+  const bool reaper_done = std::all_of(
+      scope.reaper_left_running.begin(), scope.reaper_left_running.end(), [&](const auto& p) {
+        return reaper::pidfd_exited(p.second) ||
+               activity(p.first, p.second, census, {}, horizon) == Activity::settled;
+      });
   bool any_alive = false;
   for (const auto* group : groups) {
     for (const Member& m : *group) {

@@ -44,9 +44,10 @@ struct AuditScope {
   // Outside a sandbox, not everything alive belongs to the tree: when set, only processes in
   // these sessions are.
   const std::set<pid_t>* sessions = nullptr;
-  // The reaper's own processes still running when it returned (a detached helper): while one
-  // runs, anything may still happen to the tree. Pidfds.
-  std::vector<int> reaper_left_running;
+  // The reaper's own processes still running when it returned (a detached helper, the sibling
+  // agent's supervisor): while one is neither gone nor idle for good, anything may still happen
+  // to the tree. Pids, each with its pidfd.
+  std::vector<std::pair<pid_t, int>> reaper_left_running;
   // How much longer than `settle` it watches those dying when `settle` passed.
   std::chrono::milliseconds dying_bound = kDyingBound;
 };

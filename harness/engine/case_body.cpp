@@ -158,7 +158,7 @@ class CaseBody {
     // and may be gone a moment later (a helper it left behind, such as a delayed kill), while
     // the tree's members take a read each, which on a 1,000-member tree under load outlasts such
     // a helper.
-    std::vector<reaper::UniqueFd> left_running;
+    std::vector<std::pair<pid_t, reaper::UniqueFd>> left_running;
     r.reaper_left_running = reaper_processes(census, host.pid(), left_running);
     std::vector<std::pair<ProcessRecord, int>> late;
     if (reported_done()) {
@@ -307,8 +307,8 @@ class CaseBody {
 
   // The reaper's own processes still running now, the host itself aside, each held by a pidfd.
   // Only they are read in full: the table's other entries are the tree's, up to 1,000 of them.
-  static std::vector<ProcessRecord> reaper_processes(const Census& census, pid_t host,
-                                                     std::vector<reaper::UniqueFd>& held) {
+  static std::vector<ProcessRecord> reaper_processes(
+      const Census& census, pid_t host, std::vector<std::pair<pid_t, reaper::UniqueFd>>& held) {
     std::vector<ProcessRecord> out;
     const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
     for (const auto& p : table.all()) {
@@ -319,7 +319,7 @@ class CaseBody {
       if (!fd || reaper::pidfd_exited(fd->get())) continue;
       const auto full = reaper::ProcTable::read_one(p.pid, reaper::Detail::full);
       out.push_back(record_of(full ? *full : p, "reaper"));
-      held.push_back(std::move(*fd));
+      held.emplace_back(p.pid, std::move(*fd));
     }
     return out;
   }
@@ -609,7 +609,8 @@ class CaseBody {
   // Who is still alive once the reaper is done, and which bystanders it touched.
   void audit_tree(CaseResult& r, std::vector<Member>& members, DeathWatch& deaths,
                   const Census& census, const ReaperHost& host, Bystanders& bystanders, pid_t agent,
-                  Clock::time_point kill_start, const std::vector<reaper::UniqueFd>& left_running) {
+                  Clock::time_point kill_start,
+                  const std::vector<std::pair<pid_t, reaper::UniqueFd>>& left_running) {
     std::set<pid_t> sessions = {agent};  // the agent leads its own session
     for (const auto& m : r.members) sessions.insert(m.sid);
     AuditScope scope{kill_start,
@@ -619,7 +620,8 @@ class CaseBody {
                      {}};
     scope.outside.insert({1, host.pid(), ::getpid()});
     for (pid_t helper : reaper_helpers(host.pid(), agent)) scope.outside.insert(helper);
-    for (const auto& fd : left_running) scope.reaper_left_running.push_back(fd.get());
+    for (const auto& [pid, fd] : left_running)
+      scope.reaper_left_running.emplace_back(pid, fd.get());
     AuditResult audited = audit(members, deaths, census, scope);
     r.survivors = std::move(audited.survivors);
     r.all_dead_ms = audited.all_dead_ms;

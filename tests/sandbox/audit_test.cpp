@@ -378,5 +378,37 @@ TEST(Activity, AWaitWhoseTimeoutCannotEndBeforeTheHorizonIsOneWithNoEnd) {
   }
 }
 
+// The reaper's processes left running when it returned: the audit ends once each is gone or idle
+// for good (as the sibling agent's supervisor, waiting on its agent), and not while one may yet
+// act (a helper sleeping before a delayed kill).
+TEST(Audit, EndsOnceTheReapersLeftoverProcessesAreIdleForGoodAndNotBefore) {
+  const std::set<pid_t> no_session;
+  for (const bool idle_for_good : {true, false}) {
+    const pid_t idle = child_blocked_in(SYS_pause, [] { wait_forever(); });
+    const pid_t leftover = idle_for_good
+                               ? child_blocked_in(SYS_pause, [] { wait_forever(); })
+                               : child_blocked_in(SYS_clock_nanosleep, [] { ::sleep(100); });
+    std::vector<Member> members;
+    members.push_back(member(idle, "idle"));
+    const Member reaper = member(leftover, "reaper");
+    DeathWatch watch;
+    watch_members(members, watch);
+    AuditScope scope{Clock::now(), idle_for_good ? 60s : 300ms, {}, &no_session, {}};
+    scope.reaper_left_running = {{leftover, reaper.pidfd.get()}};
+    const AuditResult result = audit(members, watch, Census(), scope);
+    ASSERT_EQ(result.survivors.size(), 1U);
+    EXPECT_EQ(result.survivors[0].role, "idle");
+    if (idle_for_good) {
+      EXPECT_LT(result.watched_ms, 30000);  // certain at once, long before the 60 s bound
+    } else {
+      EXPECT_GE(result.watched_ms, 300);  // the sleeping helper may act: watched to the bound
+    }
+    for (const pid_t pid : {idle, leftover}) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace reapcheck
