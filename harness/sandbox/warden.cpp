@@ -30,7 +30,8 @@ void set_up(const std::function<std::string()>& body, const WardenPlan& plan) {
   reaper::UniqueFd proc(::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!proc) reaper::throw_sys("open /proc");
   // PID 1 inherits the group, and its cgroup namespace is rooted there.
-  if (!plan.cgroup.empty() && !plan.in_cgroup) reaper::write_file(plan.cgroup + "/cgroup.procs", "0");
+  if (!plan.cgroup.empty() && !plan.in_cgroup)
+    reaper::write_file(plan.cgroup + "/cgroup.procs", "0");
   if (!plan.pids_group.empty()) reaper::write_file(plan.pids_group + "/cgroup.procs", "0");
   prepare_host_view(plan.view);
   if (plan.as_root && ::setgroups(0, nullptr) != 0) reaper::throw_sys("drop supplementary groups");
