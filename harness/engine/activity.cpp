@@ -64,6 +64,21 @@ Status read_status(pid_t pid) {
   return st;
 }
 
+// The signals the process's signalfds accept: each fd that is one (its link reads
+// "anon_inode:[signalfd]") shows its mask in /proc/<pid>/fdinfo/<fd> ("sigmask:").
+unsigned long long signalfd_mask(pid_t pid) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  unsigned long long mask = 0;
+  std::error_code ec;
+  for (const auto& fd : std::filesystem::directory_iterator(proc + "/fd", ec)) {
+    std::error_code link_ec;
+    if (std::filesystem::read_symlink(fd.path(), link_ec) != "anon_inode:[signalfd]") continue;
+    const std::string info = reaper::read_file(proc + "/fdinfo/" + fd.path().filename().string());
+    mask |= mask_of(info, "\nsigmask:");
+  }
+  return mask;
+}
+
 constexpr unsigned long kPfExiting = 0x4;  // PF_EXITING in a task's flags
 
 // The signals whose default action ends the process: all but those it ignores (CHLD, CONT, URG,
@@ -325,8 +340,14 @@ Activity activity(pid_t pid, int pidfd, const Census& census,
   // handlers for what is pending included — until it is continued or thawed: it has settled.
   if (s.state == 'T' || s.state == 't' || reaper::cgroup_frozen(pid)) return Activity::settled;
   // A signal still pending and not blocked has a handler yet to run (which may exit); a
-  // running process may be in one now.
-  if ((s.pending & ~s.blocked) != 0 || s.state == 'R' || s.state == 'D') return Activity::busy;
+  // running process may be in one now. A blocked one that a signalfd of the process accepts is
+  // about to be read from it (util-linux's script takes SIGTERM and SIGCHLD so, and forwards or
+  // exits): the process has something still to do.
+  const unsigned long long held_back = s.pending & s.blocked;
+  if ((s.pending & ~s.blocked) != 0 || (held_back != 0 && (held_back & signalfd_mask(pid)) != 0) ||
+      s.state == 'R' || s.state == 'D') {
+    return Activity::busy;
+  }
   switch (process_wait(pid, held, boottime_ms(horizon))) {
     case Wait::forever:
       return Activity::settled;

@@ -20,7 +20,8 @@ enum class Activity {
   timed,    // idle, but a thread waits with a deadline (a timer, a sleep): it will act again,
             // perhaps before the horizon
   dying,    // a fatal signal pending, or exiting: its pidfd will fire
-  busy,     // running, a handler still to run, or dead with a parent about to reap it
+  busy,     // running, a handler still to run (or a signal for a signalfd to read), or dead
+            // with a parent about to reap it
 };
 
 // `pidfd` holds the process `pid`; `census` tells the reaper host (which reaps) apart. `held`,

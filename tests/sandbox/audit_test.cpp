@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -346,6 +347,41 @@ pid_t child_blocked_in(long nr, void (*wait)()) {
   };
   while (!blocked()) std::this_thread::yield();
   return child;
+}
+
+// With SIGCHLD blocked, forks a child that exits, reaps it (SIGCHLD stays pending) and waits
+// for good; with `by_signalfd`, it first opens a signalfd that accepts SIGCHLD.
+template <bool by_signalfd>
+void child_died_with_sigchld_blocked() {
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  ::sigprocmask(SIG_BLOCK, &chld, nullptr);
+  if (by_signalfd && ::signalfd(-1, &chld, SFD_CLOEXEC) < 0) ::_exit(1);
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  wait_forever();
+}
+
+// A blocked signal a signalfd accepts is about to be read from it (util-linux's script waits so,
+// then forwards SIGTERM or exits on SIGCHLD): the process is busy. Blocked with no signalfd to
+// take it, the same signal changes nothing: the negative control.
+TEST(Activity, ABlockedSignalASignalfdAcceptsIsStillToBeRead) {
+  const Census census;
+  for (const bool by_signalfd : {true, false}) {
+    const pid_t child =
+        child_blocked_in(SYS_pause, by_signalfd ? child_died_with_sigchld_blocked<true>
+                                                : child_died_with_sigchld_blocked<false>);
+    const std::string status = reaper::read_file("/proc/" + std::to_string(child) + "/status");
+    ASSERT_NE(status.find("\nShdPnd:\t0000000000010000"), std::string::npos) << status;
+    Member m = member(child, "child");
+    EXPECT_EQ(activity(child, m.pidfd.get(), census, {}, Clock::now() + 1s),
+              by_signalfd ? Activity::busy : Activity::settled)
+        << "with a signalfd: " << by_signalfd;
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+  }
 }
 
 TEST(Activity, AWaitWhoseTimeoutCannotEndBeforeTheHorizonIsOneWithNoEnd) {
