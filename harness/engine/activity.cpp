@@ -1,10 +1,12 @@
 #include "harness/engine/activity.h"
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <linux/nsfs.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -140,18 +142,65 @@ bool thread_dying(pid_t pid, const std::string& task) {
 // signal-sending call, which the signal filter makes wait for the ledger's answer.
 enum class Wait { forever, deadline, unknown, running, signal_call };
 
-// A wait of `timeout_ms` cannot end before `horizon` (ms of CLOCK_BOOTTIME). The timeout counts
-// from the call, which began after the thread did: the thread's start time (its stat's 22nd
-// field, clock ticks of CLOCK_BOOTTIME, rounded down) plus the timeout is the earliest the wait
-// can time out. A node server's event loop waits so, its next timer 30 s away.
-bool ends_after(const std::string& task, unsigned long long timeout_ms,
-                const std::optional<double>& horizon) {
-  if (!horizon) return false;
+// The thread id of /proc/<pid>/task/<tid>.
+pid_t tid_of(const std::string& task) {
+  return static_cast<pid_t>(
+      std::strtol(std::filesystem::path(task).filename().c_str(), nullptr, 10));
+}
+
+// The time on `clock`, in ms.
+double now_ms(clockid_t clock) {
+  timespec t{};
+  ::clock_gettime(clock, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+// When a wait times out, at the earliest: ms of CLOCK_BOOTTIME, the clock a thread's start time
+// counts in. A relative timeout counts from the call, which began after the thread did: the
+// thread's start time (its stat's 22nd field, clock ticks, rounded down) plus the timeout. An
+// absolute one (below) is moved onto CLOCK_BOOTTIME from its own clock. A node server's event
+// loop waits so, its next timer 30 s away; s6-supervise in ppoll with 2^61 s.
+std::optional<double> relative_end(const std::string& task, double timeout_ms) {
   const auto stat = reaper::parse_stat(reaper::read_file(task + "/stat"));
-  if (!stat) return false;
+  if (!stat) return std::nullopt;
   static const double tick_ms = 1000.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
-  return static_cast<double>(stat->start_time) * tick_ms + static_cast<double>(timeout_ms) >
-         *horizon;
+  return static_cast<double>(stat->start_time) * tick_ms + timeout_ms;
+}
+
+// How a timeout behind a pointer is given: a relative timespec or timeval, or an absolute
+// timespec on a clock. Only CLOCK_MONOTONIC and CLOCK_BOOTTIME are read: CLOCK_REALTIME can be
+// stepped forward, ending such a wait at any moment.
+struct TimeoutForm {
+  bool timeval = false;
+  std::optional<clockid_t> absolute_on;
+};
+
+// The timeout struct at `address` in the thread's memory, read while the thread is blocked (the
+// kernel copied it in at the call and writes it back, if at all, only on return — a restarted
+// call resumes with what remains, which begins later: the estimate stays an earliest end).
+std::optional<double> pointed_end(const std::string& task, unsigned long long address,
+                                  TimeoutForm form) {
+  long long value[2] = {};
+  iovec local{value, sizeof value};
+  iovec remote{reinterpret_cast<void*>(address), sizeof value};  // NOLINT: a remote address
+  if (form.absolute_on && *form.absolute_on != CLOCK_MONOTONIC &&
+      *form.absolute_on != CLOCK_BOOTTIME) {
+    return std::nullopt;
+  }
+  if (::process_vm_readv(tid_of(task), &local, 1, &remote, 1, 0) !=
+          static_cast<ssize_t>(sizeof value) ||
+      value[0] < 0 || value[1] < 0) {
+    return std::nullopt;
+  }
+  const double ms = static_cast<double>(value[0]) * 1e3 +
+                    static_cast<double>(value[1]) / (form.timeval ? 1e3 : 1e6);
+  if (!form.absolute_on) return relative_end(task, ms);
+  return ms + now_ms(CLOCK_BOOTTIME) - now_ms(*form.absolute_on);
+}
+
+// A wait that times out at `end` at the earliest: one with no end if that is past `horizon`.
+Wait wait_until(const std::optional<double>& end, const std::optional<double>& horizon) {
+  return end && horizon && *end > *horizon ? Wait::forever : Wait::deadline;
 }
 
 Wait thread_wait(const std::string& task, const std::optional<double>& horizon) {
@@ -170,11 +219,10 @@ Wait thread_wait(const std::string& task, const std::optional<double>& horizon) 
 #if defined(__x86_64__)
   const auto by_int = [&](unsigned long long v) {  // a timeout in ms: negative means none
     const int ms = static_cast<int>(v);
-    return ms < 0 || ends_after(task, static_cast<unsigned>(ms), horizon) ? Wait::forever
-                                                                          : Wait::deadline;
+    return ms < 0 ? Wait::forever : wait_until(relative_end(task, ms), horizon);
   };
-  const auto by_pointer = [](unsigned long long v) {  // a timeout struct: NULL means none
-    return v == 0 ? Wait::forever : Wait::deadline;
+  const auto by_pointer = [&](unsigned long long v, TimeoutForm form = {}) {  // NULL: none
+    return v == 0 ? Wait::forever : wait_until(pointed_end(task, v, form), horizon);
   };
   switch (nr) {
     case 128:  // rt_sigtimedwait (sigwait, tini's and dumb-init's loop)
@@ -207,16 +255,21 @@ Wait thread_wait(const std::string& task, const std::optional<double>& horizon) 
       return by_pointer(a[3]);
     case 271:  // ppoll
       return by_pointer(a[2]);
-    case 23:   // select
+    case 23:  // select
+      return by_pointer(a[4], {.timeval = true});
     case 270:  // pselect6
       return by_pointer(a[4]);
-    case 202: {  // futex: the waits take a timeout in the fourth argument
-      const unsigned long long op = a[1] & 0x7F;
-      return op == 0 || op == 9 ? by_pointer(a[3]) : Wait::unknown;
+    case 202: {  // futex: FUTEX_WAIT's timeout is relative, FUTEX_WAIT_BITSET's absolute
+      const unsigned long long op = a[1] & FUTEX_CMD_MASK;
+      if (op == FUTEX_WAIT) return by_pointer(a[3]);
+      const clockid_t clock = (a[1] & FUTEX_CLOCK_REALTIME) != 0 ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+      return op == FUTEX_WAIT_BITSET ? by_pointer(a[3], {.absolute_on = clock}) : Wait::unknown;
     }
-    case 35:   // nanosleep
-    case 230:  // clock_nanosleep
-      return Wait::deadline;
+    case 35:  // nanosleep
+      return by_pointer(a[0]);
+    case 230:  // clock_nanosleep: TIMER_ABSTIME makes it absolute on its clock
+      return (a[1] & 1) != 0 ? by_pointer(a[2], {.absolute_on = static_cast<clockid_t>(a[0])})
+                             : by_pointer(a[2]);
     default:
       return Wait::unknown;
   }
@@ -245,7 +298,7 @@ Wait process_wait(pid_t pid, const std::function<bool(pid_t)>& held,
     if (thread_exited(task.path().string())) continue;
     Wait wait = thread_wait(task.path().string(), horizon);
     if (wait == Wait::signal_call) {
-      const auto tid = static_cast<pid_t>(std::strtol(task.path().filename().c_str(), nullptr, 10));
+      const pid_t tid = tid_of(task.path().string());
       wait = held && held(tid) ? Wait::forever : Wait::unknown;
     }
     worst = std::max(worst, wait);
@@ -298,9 +351,7 @@ bool enclosing_init_dying(pid_t pid) {
 // `t` in ms of CLOCK_BOOTTIME, the clock a thread's start time counts in.
 std::optional<double> boottime_ms(const std::optional<std::chrono::steady_clock::time_point>& t) {
   if (!t) return std::nullopt;
-  timespec now{};
-  ::clock_gettime(CLOCK_BOOTTIME, &now);
-  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6 +
+  return now_ms(CLOCK_BOOTTIME) +
          std::chrono::duration<double, std::milli>(*t - std::chrono::steady_clock::now()).count();
 }
 

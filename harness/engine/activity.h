@@ -31,8 +31,10 @@ enum class Activity {
 // held is only waiting for the ledger's answer and goes on: the process is busy. `horizon`, when
 // given, is where the caller's watch ends: a wait whose timeout cannot expire before it (its
 // timeout, counted from the thread's start at the earliest, ends later) is, to that watch, one
-// with no end. Read for the timeouts given in ms (epoll_wait, epoll_pwait, poll); a timeout
-// behind a pointer counts as one that may end at any moment.
+// with no end. Read for the timeouts given in ms (epoll_wait, epoll_pwait, poll) and those behind
+// a pointer, from the thread's memory (ppoll, select, pselect6, epoll_pwait2, rt_sigtimedwait,
+// futex, nanosleep, clock_nanosleep); a deadline on CLOCK_REALTIME, or one that cannot be read,
+// counts as one that may end at any moment.
 Activity activity(pid_t pid, int pidfd, const Census& census,
                   const std::function<bool(pid_t)>& held = {},
                   std::optional<std::chrono::steady_clock::time_point> horizon = {});

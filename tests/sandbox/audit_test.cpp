@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/futex.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <sched.h>
@@ -342,8 +343,8 @@ pid_t child_blocked_in(long nr, void (*wait)()) {
   const std::string syscall = "/proc/" + std::to_string(child) + "/syscall";
   const auto blocked = [&] {
     const auto info = reaper::ProcTable::read_one(child, reaper::Detail::stat);
-    return info && info->state == 'S' &&
-           reaper::read_file(syscall).rfind(std::to_string(nr) + " ", 0) == 0;
+    if (!info || info->state == 'Z') throw std::runtime_error("the child exited before blocking");
+    return info->state == 'S' && reaper::read_file(syscall).rfind(std::to_string(nr) + " ", 0) == 0;
   };
   while (!blocked()) std::this_thread::yield();
   return child;
@@ -398,6 +399,39 @@ TEST(Activity, AWaitWhoseTimeoutCannotEndBeforeTheHorizonIsOneWithNoEnd) {
          epoll_event e{};
          ::epoll_wait(::epoll_create1(0), &e, 1, 30000);
        }},
+      // Behind a pointer, read from the thread's memory.
+      {"ppoll, 30 s", SYS_ppoll,
+       [] {
+         const timespec t{30, 0};
+         ::ppoll(nullptr, 0, &t, nullptr);
+       }},
+      {"select, 30 s (a timeval)", SYS_select,
+       [] {
+         timeval t{30, 0};  // the call itself: glibc's select() calls pselect6
+         ::syscall(SYS_select, 0, nullptr, nullptr, nullptr, &t);
+       }},
+      {"nanosleep, 30 s", SYS_clock_nanosleep, [] { ::sleep(30); }},
+      {"clock_nanosleep to 30 s from now on CLOCK_MONOTONIC", SYS_clock_nanosleep,
+       [] {
+         timespec t{};
+         ::clock_gettime(CLOCK_MONOTONIC, &t);
+         t.tv_sec += 30;
+         ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, nullptr);
+       }},
+      {"futex wait, 30 s", SYS_futex,
+       [] {
+         int word = 0;
+         const timespec t{30, 0};
+         ::syscall(SYS_futex, &word, FUTEX_WAIT, 0, &t, nullptr, 0);
+       }},
+      {"futex wait_bitset to 30 s from now on CLOCK_MONOTONIC", SYS_futex,
+       [] {
+         int word = 0;
+         timespec t{};
+         ::clock_gettime(CLOCK_MONOTONIC, &t);
+         t.tv_sec += 30;
+         ::syscall(SYS_futex, &word, FUTEX_WAIT_BITSET, 0, &t, nullptr, FUTEX_BITSET_MATCH_ANY);
+       }},
   };
   for (const Case& c : cases) {
     const pid_t child = child_blocked_in(c.nr, c.wait);
@@ -414,6 +448,23 @@ TEST(Activity, AWaitWhoseTimeoutCannotEndBeforeTheHorizonIsOneWithNoEnd) {
   }
 }
 
+// A deadline on CLOCK_REALTIME can come at any moment (the clock can be stepped forward), so it
+// is a wait that may end in the watch however far away it is set.
+TEST(Activity, AnAbsoluteDeadlineOnTheWallClockMayEndAtAnyMoment) {
+  const pid_t child = child_blocked_in(SYS_futex, [] {
+    int word = 0;
+    timespec t{};
+    ::clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += 30;
+    ::syscall(SYS_futex, &word, FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME, 0, &t, nullptr,
+              FUTEX_BITSET_MATCH_ANY);
+  });
+  Member m = member(child, "child");
+  EXPECT_EQ(activity(child, m.pidfd.get(), Census(), {}, Clock::now() + 1s), Activity::timed);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+}
+
 // The reaper's processes left running when it returned: the audit ends once each is gone or idle
 // for good (as the sibling agent's supervisor, waiting on its agent), and not while one may yet
 // act (a helper sleeping before a delayed kill).
@@ -421,15 +472,18 @@ TEST(Audit, EndsOnceTheReapersLeftoverProcessesAreIdleForGoodAndNotBefore) {
   const std::set<pid_t> no_session;
   for (const bool idle_for_good : {true, false}) {
     const pid_t idle = child_blocked_in(SYS_pause, [] { wait_forever(); });
-    const pid_t leftover = idle_for_good
-                               ? child_blocked_in(SYS_pause, [] { wait_forever(); })
-                               : child_blocked_in(SYS_clock_nanosleep, [] { ::sleep(100); });
+    const pid_t leftover = idle_for_good ? child_blocked_in(SYS_pause, [] { wait_forever(); })
+                                         : child_blocked_in(SYS_clock_nanosleep, [] {
+                                             // Wakes inside the watch, then waits for good.
+                                             ::usleep(200000);
+                                             wait_forever();
+                                           });
     std::vector<Member> members;
     members.push_back(member(idle, "idle"));
     const Member reaper = member(leftover, "reaper");
     DeathWatch watch;
     watch_members(members, watch);
-    AuditScope scope{Clock::now(), idle_for_good ? 60s : 300ms, {}, &no_session, {}};
+    AuditScope scope{Clock::now(), idle_for_good ? 60s : 5s, {}, &no_session, {}};
     scope.reaper_left_running = {{leftover, reaper.pidfd.get()}};
     const AuditResult result = audit(members, watch, Census(), scope);
     ASSERT_EQ(result.survivors.size(), 1U);
@@ -437,7 +491,10 @@ TEST(Audit, EndsOnceTheReapersLeftoverProcessesAreIdleForGoodAndNotBefore) {
     if (idle_for_good) {
       EXPECT_LT(result.watched_ms, 30000);  // certain at once, long before the 60 s bound
     } else {
-      EXPECT_GE(result.watched_ms, 300);  // the sleeping helper may act: watched to the bound
+      // The sleeping helper may act: watched until it woke (and went back to waiting for good).
+      const std::string syscall = "/proc/" + std::to_string(leftover) + "/syscall";
+      EXPECT_EQ(reaper::read_file(syscall).rfind(std::to_string(SYS_pause) + " ", 0), 0U);
+      EXPECT_LT(result.watched_ms, 5000);
     }
     for (const pid_t pid : {idle, leftover}) {
       ::kill(pid, SIGKILL);
