@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "harness/sandbox/case_cgroup.h"
 #include "harness/sandbox/cgroup_area.h"
+#include "harness/sandbox/pids_group.h"
 #include "harness/support/interrupt.h"
 
 namespace reapcheck {
@@ -29,6 +31,7 @@ ReapSample measure_reap(std::string_view reaper, const Scenario& scenario, int r
   // A benchmark tree is one every built-in reaper must kill: the job expects pass.
   const CaseJob job{&scenario, id};
   CgroupArea cgroups;
+  const PidsBound pids(kCasePidsMax);
   options.cgroup_parent = cgroups.path();
   ReapSample s;
   s.reaper = std::string(reaper);
@@ -55,6 +58,7 @@ Overhead measure_case_overhead(int runs) {
   const Scenario trivial = bench_scenario("wide", 1);
   const CaseJob job{&trivial, "proc-pidfd"};
   const CaseOptions options;
+  const PidsBound pids(kCasePidsMax);
   std::vector<double> overhead, whole;
   std::vector<CaseResult> passed;
   for (int i = 0; i < runs; ++i) {

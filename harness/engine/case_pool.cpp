@@ -16,8 +16,10 @@
 #include "harness/engine/dispatch_order.h"
 #include "harness/model/result_json.h"
 #include "harness/model/text.h"
+#include "harness/sandbox/case_cgroup.h"
 #include "harness/sandbox/cgroup_area.h"
 #include "harness/sandbox/kernel_signal_trace.h"
+#include "harness/sandbox/pids_group.h"
 #include "harness/support/interrupt.h"
 #include "harness/support/line_reader.h"
 #include "harness/support/write_all.h"
@@ -36,6 +38,7 @@ int worker_main(const std::vector<CaseJob>& jobs, const CaseOptions& options, in
   // Each worker its own cgroup area: a sweep must not remove a group another worker's case has
   // just created and not yet entered.
   CgroupArea cgroups;
+  const PidsBound pids(kCasePidsMax);  // its cases, one at a time
   CaseOptions ours = options;
   ours.cgroup_parent = cgroups.path();
   LineReader in(job_fd);

@@ -5,7 +5,9 @@
 #include <numeric>
 
 #include "harness/engine/case_pool.h"
+#include "harness/sandbox/case_cgroup.h"
 #include "harness/sandbox/cgroup_area.h"
+#include "harness/sandbox/pids_group.h"
 #include "harness/support/interrupt.h"
 
 namespace reapcheck {
@@ -49,6 +51,7 @@ void run_matrix(const MatrixPlan& plan, RunResult& run, const Progress& progress
       run_case_pool(jobs, plan.options, plan.jobs, finished);
     } else {
       CgroupArea cgroups;
+      const PidsBound pids(kCasePidsMax);
       CaseOptions options = plan.options;
       options.cgroup_parent = cgroups.path();
       for (size_t i = 0; i < jobs.size(); ++i) {

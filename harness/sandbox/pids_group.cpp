@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -40,10 +41,18 @@ std::string own_pids_group() {
 
 constexpr std::string_view kPrefix = "reapcheck-case-";
 
-// The folder the groups are made in; empty where there is no v1 pids hierarchy of ours.
+// The group is one of ours.
+bool ours(const std::string& group) {
+  return std::filesystem::path(group).filename().string().rfind(kPrefix, 0) == 0;
+}
+
+// The folder the groups are made in, beside (never inside) a group of ours the process is in: a
+// group's limit covers those nested in it. Empty where there is no v1 pids hierarchy of ours.
 std::string parent_group() {
   const std::string mount = pids_v1_mount();
-  return mount.empty() || ::geteuid() != 0 ? std::string() : mount + own_pids_group();
+  if (mount.empty() || ::geteuid() != 0) return {};
+  const std::string own = own_pids_group();
+  return mount + (ours(own) ? std::filesystem::path(own).parent_path().string() : own);
 }
 
 }  // namespace
@@ -78,6 +87,26 @@ int PidsGroup::reclaim_abandoned() {
 
 PidsGroup::~PidsGroup() {
   if (!path_.empty()) ::rmdir(path_.c_str());
+}
+
+bool PidsGroup::holds_caller() {
+  return ours(own_pids_group());
+}
+
+PidsBound::PidsBound(int limit) : group_(limit) {
+  if (group_.path().empty()) return;
+  const std::string own = own_pids_group();
+  reaper::write_file(group_.path() + "/cgroup.procs", "0");
+  left_ = own;
+}
+
+PidsBound::~PidsBound() {
+  if (left_.empty()) return;
+  try {
+    reaper::write_file(pids_v1_mount() + left_ + "/cgroup.procs", "0");
+  } catch (const std::exception&) {
+    // Left in the group, which then stays until the process ends and the next run removes it.
+  }
 }
 
 }  // namespace reapcheck

@@ -130,9 +130,10 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
   const SandboxIds ids = rootless ? SandboxIds{0, 0} : SandboxIds{kSandboxHostId, kSandboxHostId};
   std::optional<CaseCgroup> cgroup;
   if (!options.cgroup_area.empty()) cgroup.emplace(options.cgroup_area, ids);
-  // Where pids.max cannot bound the case's cgroup, a v1 pids group does.
+  // Where pids.max cannot, a v1 pids group bounds the case: the caller's (PidsBound), or its own.
   std::optional<PidsGroup> pids;
-  if (!cgroup || !cgroup->pids_bounded()) pids.emplace(kCasePidsMax);
+  if ((!cgroup || !cgroup->pids_bounded()) && !PidsGroup::holds_caller())
+    pids.emplace(kCasePidsMax);
 
   // Before the clone: the body inherits the feed it reads.
   auto trace = KernelSignalTrace::start(options.kernel_signals);

@@ -15,7 +15,9 @@
 #include <sstream>
 #include <string>
 
+#include "harness/sandbox/case_cgroup.h"
 #include "harness/sandbox/cgroup_area.h"
+#include "harness/sandbox/pids_group.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/sandbox/sandbox_ids.h"
 #include "reaper/os/cgroup_fs.h"
@@ -116,17 +118,19 @@ TEST(Confinement, TheCaseCgroupIsDelegatedAndTheHostsOutOfReach) {
   EXPECT_EQ(seen, "root area-hidden mkdir moved");
 }
 
-// Where pids is a cgroup v1 controller only (as here), a v1 group bounds the case: while the body
-// runs, one of the harness's reapcheck-case-* groups holds it, with pids.max set (the case itself
-// may not read the group).
-TEST(Confinement, ProcessesAreBoundedWherePidsIsACgroupV1Controller) {
-  const std::string v1 = "/sys/fs/cgroup/pids";
-  if (::geteuid() != 0 || !fs::exists(v1 + "/cgroup.procs")) GTEST_SKIP() << "no v1 pids here";
-  std::string own;
+// The process's group in the v1 pids hierarchy.
+std::string own_pids_group() {
   std::istringstream lines(reaper::read_file("/proc/self/cgroup"));
   for (std::string line; std::getline(lines, line);) {
-    if (line.find(":pids:") != std::string::npos) own = line.substr(line.find(":pids:") + 6);
+    if (line.find(":pids:") != std::string::npos) return line.substr(line.find(":pids:") + 6);
   }
+  return {};
+}
+
+// Each of the harness's reapcheck-case-* groups in `folder` that holds a process of this PID
+// namespace, while a sandbox's body runs: its pids.max, whether `harness` is in it, and whether
+// anything else is (the sandbox's).
+std::string groups_holding_a_case(const std::string& folder, pid_t harness) {
   // The observer is a process, not a thread: the sandbox is cloned from this process, and a
   // clone from a multi-threaded one can inherit a lock another thread held.
   reaper::Pipe running = reaper::make_pipe();
@@ -136,11 +140,21 @@ TEST(Confinement, ProcessesAreBoundedWherePidsIsACgroupV1Controller) {
   if (observer == 0) {
     char c;
     if (::read(running.read.get(), &c, 1) != 1) ::_exit(1);
-    std::string seen = "no group held the case";
-    for (const auto& group : fs::directory_iterator(v1 + own)) {
+    std::string seen;
+    for (const auto& group : fs::directory_iterator(folder)) {
       if (group.path().filename().string().rfind("reapcheck-case-", 0) != 0) continue;
       if (reaper::read_file(group.path() / "pids.current") == "0\n") continue;
-      seen = reaper::read_file(group.path() / "pids.max");
+      std::istringstream procs(reaper::read_file(group.path() / "cgroup.procs"));
+      bool with_harness = false, with_others = false;
+      for (pid_t pid = 0; procs >> pid;) {
+        if (pid != ::getpid()) (pid == harness ? with_harness : with_others) = true;
+      }
+      if (!with_harness && !with_others) continue;  // another run's, out of this PID namespace
+      std::istringstream max(reaper::read_file(group.path() / "pids.max"));
+      std::string limit;
+      max >> limit;
+      seen += limit + (with_harness ? " with the harness" : "") +
+              (with_others ? " with the case" : "") + ";";
     }
     (void)!::write(result.write.get(), seen.data(), seen.size());
     (void)!::write(checked.write.get(), "c", 1);
@@ -155,10 +169,29 @@ TEST(Confinement, ProcessesAreBoundedWherePidsIsACgroupV1Controller) {
   });
   int status = 0;
   ::waitpid(observer, &status, 0);
-  char buf[64];
+  char buf[256];
   const ssize_t n = ::read(result.read.get(), buf, sizeof buf);
-  const std::string limit = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
-  EXPECT_EQ(limit, "8192\n");
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+}
+
+// Where pids is a cgroup v1 controller only (as here), a v1 group bounds the case, with pids.max
+// set (the case itself may not read the group): one of its own, or, inside a PidsBound (a case
+// worker's), the worker's, which no case pays to join — and which holds no other case.
+TEST(Confinement, ProcessesAreBoundedWherePidsIsACgroupV1Controller) {
+  const std::string v1 = "/sys/fs/cgroup/pids";
+  if (::geteuid() != 0 || !fs::exists(v1 + "/cgroup.procs")) GTEST_SKIP() << "no v1 pids here";
+  const std::string own = own_pids_group();
+  EXPECT_EQ(groups_holding_a_case(v1 + own, ::getpid()), "8192 with the case;");
+  std::string bound_group;
+  {
+    const PidsBound bound(kCasePidsMax);
+    bound_group = own_pids_group();
+    EXPECT_NE(bound_group, own);
+    EXPECT_EQ(groups_holding_a_case(v1 + own, ::getpid()), "8192 with the harness with the case;");
+  }
+  // Back where it was, and the group gone.
+  EXPECT_EQ(own_pids_group(), own);
+  EXPECT_FALSE(fs::exists(v1 + bound_group));
 }
 
 }  // namespace
