@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "harness/sandbox/case_cgroup.h"
+#include "harness/engine/case_series.h"
 #include "harness/sandbox/cgroup_area.h"
-#include "harness/sandbox/pids_group.h"
 #include "harness/support/interrupt.h"
 
 namespace reapcheck {
@@ -31,8 +30,8 @@ ReapSample measure_reap(std::string_view reaper, const Scenario& scenario, int r
   // A benchmark tree is one every built-in reaper must kill: the job expects pass.
   const CaseJob job{&scenario, id};
   CgroupArea cgroups;
-  const PidsBound pids(kCasePidsMax);
   options.cgroup_parent = cgroups.path();
+  CaseSeries series({&job, 1}, options);
   ReapSample s;
   s.reaper = std::string(reaper);
   s.shape = scenario.id.substr(0, scenario.id.find('-'));
@@ -41,7 +40,7 @@ ReapSample measure_reap(std::string_view reaper, const Scenario& scenario, int r
   bool all_died = true;
   for (int i = 0; i < runs; ++i) {
     throw_if_interrupted();
-    CaseResult c = run_case(job, options);
+    CaseResult c = series.run(0, i + 1 == runs);
     cgroups.sweep();
     s.verdict = std::string(to_string(c.verdict));
     if (c.all_dead_ms < 0) all_died = false;
@@ -57,13 +56,12 @@ ReapSample measure_reap(std::string_view reaper, const Scenario& scenario, int r
 Overhead measure_case_overhead(int runs) {
   const Scenario trivial = bench_scenario("wide", 1);
   const CaseJob job{&trivial, "proc-pidfd"};
-  const CaseOptions options;
-  const PidsBound pids(kCasePidsMax);
+  CaseSeries series({&job, 1}, CaseOptions{});
   std::vector<double> overhead, whole;
   std::vector<CaseResult> passed;
   for (int i = 0; i < runs; ++i) {
     throw_if_interrupted();
-    CaseResult c = run_case(job, options);
+    CaseResult c = series.run(0, i + 1 == runs);
     if (c.verdict != Verdict::pass) continue;
     overhead.push_back(c.case_ms - c.tree_ms - std::max(c.kill_ms, c.all_dead_ms));
     whole.push_back(c.case_ms);

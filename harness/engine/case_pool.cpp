@@ -13,13 +13,12 @@
 #include <optional>
 #include <string>
 
+#include "harness/engine/case_series.h"
 #include "harness/engine/dispatch_order.h"
 #include "harness/model/result_json.h"
 #include "harness/model/text.h"
-#include "harness/sandbox/case_cgroup.h"
 #include "harness/sandbox/cgroup_area.h"
 #include "harness/sandbox/kernel_signal_trace.h"
-#include "harness/sandbox/pids_group.h"
 #include "harness/support/interrupt.h"
 #include "harness/support/line_reader.h"
 #include "harness/support/write_all.h"
@@ -38,9 +37,9 @@ int worker_main(const std::vector<CaseJob>& jobs, const CaseOptions& options, in
   // Each worker its own cgroup area: a sweep must not remove a group another worker's case has
   // just created and not yet entered.
   CgroupArea cgroups;
-  const PidsBound pids(kCasePidsMax);  // its cases, one at a time
   CaseOptions ours = options;
   ours.cgroup_parent = cgroups.path();
+  CaseSeries series(jobs, ours);  // its cases, one at a time
   LineReader in(job_fd);
   for (;;) {
     auto got = in.next(std::chrono::steady_clock::time_point::max());
@@ -48,7 +47,7 @@ int worker_main(const std::vector<CaseJob>& jobs, const CaseOptions& options, in
     const size_t index = std::stoul(got.line);
     CaseResult c;
     try {
-      c = run_case(jobs.at(index), ours);
+      c = series.run(index);
     } catch (const Interrupted&) {
       return kWorkerInterrupted;
     }

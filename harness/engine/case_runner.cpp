@@ -11,10 +11,12 @@
 #include "harness/engine/case.h"
 #include "harness/engine/case_body.h"
 #include "harness/engine/case_environment.h"
+#include "harness/engine/case_series.h"
 #include "harness/engine/race.h"
 #include "harness/model/judge.h"
 #include "harness/model/result_json.h"
 #include "harness/model/text.h"
+#include "harness/sandbox/case_cgroup.h"
 #include "harness/sandbox/cgroup_area.h"
 #include "harness/sandbox/kernel_signal_trace.h"
 #include "harness/sandbox/pids_group.h"
@@ -73,24 +75,24 @@ std::chrono::milliseconds sandbox_deadline(const Scenario& scenario, const CaseO
          std::chrono::milliseconds(5000);
 }
 
-CaseResult observe_sandboxed(const Scenario& scenario, const ReaperChoice& reaper,
-                             const CaseOptions& options) {
-  const auto started = Clock::now();
-  ScratchDir scratch;
-  const SandboxOptions sandbox{sandbox_deadline(scenario, options),
-                               scratch.path(),
-                               harness_paths(),
-                               shared_paths(),
-                               options.cgroup_parent,
-                               options.ledger};
-  SandboxOutcome outcome = run_in_sandbox(
-      [&] {
-        // The case's delegated cgroup is, through its cgroup namespace, the root of what it sees.
-        CaseOptions inside = options;
-        if (!inside.cgroup_parent.empty()) inside.cgroup_parent = reaper::cgroup_home();
-        return json_text(nlohmann::json(observe_case(scenario, reaper, inside, scratch.path())));
-      },
-      sandbox);
+// What PID 1 runs: the case, its result as JSON.
+std::string observe_inside(const Scenario& scenario, const ReaperChoice& reaper,
+                           const CaseOptions& options, const std::filesystem::path& scratch) {
+  // The case's delegated cgroup is, through its cgroup namespace, the root of what it sees.
+  CaseOptions inside = options;
+  if (!inside.cgroup_parent.empty()) inside.cgroup_parent = reaper::cgroup_home();
+  return json_text(nlohmann::json(observe_case(scenario, reaper, inside, scratch)));
+}
+
+SandboxOptions sandbox_options(const CaseOptions& options, const std::filesystem::path& scratch,
+                               std::chrono::milliseconds deadline) {
+  return {deadline,      scratch, harness_paths(), shared_paths(), options.cgroup_parent,
+          options.ledger};
+}
+
+// The case's result from what its sandbox gave back; the time since `started` not spent in the
+// case's own phases is the sandbox's.
+CaseResult result_of(const SandboxOutcome& outcome, Clock::time_point started) {
   switch (outcome.status) {
     case SandboxOutcome::Status::finished: {
       CaseResult r = nlohmann::json::parse(outcome.output).get<CaseResult>();
@@ -108,15 +110,28 @@ CaseResult observe_sandboxed(const Scenario& scenario, const ReaperChoice& reape
   }
 }
 
-CaseResult attempt(const Scenario& scenario, const ReaperChoice& reaper,
-                   const CaseOptions& options) {
+// How a case reaches its sandbox: one made for it (run_case), or one a series made ahead.
+using Observe = std::function<CaseResult(const Scenario&, const ReaperChoice&, const CaseOptions&)>;
+
+CaseResult observe_sandboxed(const Scenario& scenario, const ReaperChoice& reaper,
+                             const CaseOptions& options) {
+  const auto started = Clock::now();
+  ScratchDir scratch;
+  const SandboxOutcome outcome =
+      run_in_sandbox([&] { return observe_inside(scenario, reaper, options, scratch.path()); },
+                     sandbox_options(options, scratch.path(), sandbox_deadline(scenario, options)));
+  return result_of(outcome, started);
+}
+
+CaseResult attempt(const Scenario& scenario, const ReaperChoice& reaper, const CaseOptions& options,
+                   const Observe& observe) {
   try {
     if (options.on_host) {
       if (!options.scratch.empty()) return observe_case(scenario, reaper, options, options.scratch);
       ScratchDir scratch;
       return observe_case(scenario, reaper, options, scratch.path());
     }
-    return observe_sandboxed(scenario, reaper, options);
+    return observe(scenario, reaper, options);
   } catch (const Interrupted&) {
     throw;
   } catch (const std::exception& e) {
@@ -191,7 +206,9 @@ CaseResult complete_case(const CaseJob& job, CaseResult observed) {
   return r;
 }
 
-CaseResult run_case(const CaseJob& job, const CaseOptions& options) {
+namespace {
+
+CaseResult run_job(const CaseJob& job, const CaseOptions& options, const Observe& observe) {
   const auto started = Clock::now();
   static std::once_flag reclaimed;
   std::call_once(reclaimed, reclaim_leftovers);
@@ -201,12 +218,69 @@ CaseResult run_case(const CaseJob& job, const CaseOptions& options) {
     observed = std::move(*stop);
   } else {
     const CaseOptions ours = with_reapers_grace(options, *reaper);
-    observed =
-        retry_unopened_race([&] { return attempt(*job.scenario, *reaper, ours); }, kRaceAttempts);
+    observed = retry_unopened_race([&] { return attempt(*job.scenario, *reaper, ours, observe); },
+                                   kRaceAttempts);
   }
   CaseResult r = complete_case(job, std::move(observed));
   r.case_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   return r;
+}
+
+}  // namespace
+
+CaseResult run_case(const CaseJob& job, const CaseOptions& options) {
+  return run_job(job, options, observe_sandboxed);
+}
+
+struct CaseSeries::Ahead {
+  ScratchDir scratch;
+  std::optional<Sandbox> sandbox;
+};
+
+CaseSeries::CaseSeries(std::span<const CaseJob> jobs, CaseOptions options)
+    : jobs_(jobs), options_(std::move(options)), pids_(kCasePidsMax) {}
+
+CaseSeries::~CaseSeries() = default;
+
+CaseResult CaseSeries::run(size_t index, bool last) {
+  return run_job(jobs_[index], options_,
+                 [&](const Scenario& scenario, const ReaperChoice&, const CaseOptions& options) {
+                   return observe(index, scenario, options, last);
+                 });
+}
+
+std::unique_ptr<CaseSeries::Ahead> CaseSeries::make_ahead() const {
+  auto ahead = std::make_unique<Ahead>();
+  const std::filesystem::path scratch = ahead->scratch.path();
+  // Runs in PID 1, forked now: it finds its job in `jobs_`, which the series keeps unchanged,
+  // and its options as run_job() makes them from the series' own.
+  ahead->sandbox.emplace(
+      [jobs = jobs_, options = options_, scratch](const std::string& request) {
+        const CaseJob& job = jobs[std::stoul(request)];
+        const ReaperChoice reaper = *resolve_reaper(job.reaper);
+        return observe_inside(*job.scenario, reaper, with_reapers_grace(options, reaper), scratch);
+      },
+      sandbox_options(options_, scratch, options_.ready));
+  return ahead;
+}
+
+CaseResult CaseSeries::observe(size_t index, const Scenario& scenario, const CaseOptions& options,
+                               bool last) {
+  const auto started = Clock::now();
+  std::unique_ptr<Ahead> ahead = std::move(ahead_);
+  if (!ahead) ahead = make_ahead();
+  const SandboxOutcome outcome =
+      ahead->sandbox->run(std::to_string(index), sandbox_deadline(scenario, options), [&] {
+        if (last) return;
+        try {
+          ahead_ = make_ahead();
+        } catch (const Interrupted&) {
+          throw;
+        } catch (const std::exception&) {
+          // The next case makes its own, and says why it cannot.
+        }
+      });
+  return result_of(outcome, started);
 }
 
 std::string host_run_refusal(const Scenario& scenario, std::string_view reaper_id) {

@@ -5,9 +5,8 @@
 #include <numeric>
 
 #include "harness/engine/case_pool.h"
-#include "harness/sandbox/case_cgroup.h"
+#include "harness/engine/case_series.h"
 #include "harness/sandbox/cgroup_area.h"
-#include "harness/sandbox/pids_group.h"
 #include "harness/support/interrupt.h"
 
 namespace reapcheck {
@@ -51,11 +50,11 @@ void run_matrix(const MatrixPlan& plan, RunResult& run, const Progress& progress
       run_case_pool(jobs, plan.options, plan.jobs, finished);
     } else {
       CgroupArea cgroups;
-      const PidsBound pids(kCasePidsMax);
       CaseOptions options = plan.options;
       options.cgroup_parent = cgroups.path();
+      CaseSeries series(jobs, options);
       for (size_t i = 0; i < jobs.size(); ++i) {
-        CaseResult c = run_case(jobs[i], options);
+        CaseResult c = series.run(i, i + 1 == jobs.size());
         cgroups.sweep();
         finished(i, std::move(c));
       }

@@ -265,11 +265,6 @@ std::variant<KernelSignalTrace, std::string> KernelSignalTrace::start(bool wante
     published() = std::string(e.what());
     return std::get<std::string>(published());
   }
-  // What the last case's processes made the kernel send after its barrier is no one's now: they
-  // are all dead (the last sandbox's PID 1 was reaped), and nothing of theirs comes after this.
-  char drain[65536];
-  while (::read(in->pipe.get(), drain, sizeof drain) > 0) {
-  }
   reaper::Pipe feed = reaper::make_pipe();
   ::fcntl(feed.write.get(), F_SETPIPE_SZ, kFeedPipeBytes);
   ::fcntl(feed.write.get(), F_SETFL, O_NONBLOCK);
@@ -278,7 +273,16 @@ std::variant<KernelSignalTrace, std::string> KernelSignalTrace::start(bool wante
 }
 
 KernelSignalTrace::KernelSignalTrace(TraceInstance& in, reaper::Pipe feed)
-    : in_(&in), feed_(std::move(feed)), lost_before_(lost_events(in.dir.get())) {}
+    : in_(&in), feed_(std::move(feed)) {}
+
+void KernelSignalTrace::begin() {
+  // What the last case's processes made the kernel send after its barrier is no one's now: they
+  // are all dead (the last sandbox's PID 1 was reaped), and nothing of theirs comes after this.
+  char drain[65536];
+  while (::read(in_->pipe.get(), drain, sizeof drain) > 0) {
+  }
+  lost_before_ = lost_events(in_->dir.get());
+}
 
 KernelSignalTrace::KernelSignalTrace(KernelSignalTrace&& other) noexcept
     : in_(other.in_),

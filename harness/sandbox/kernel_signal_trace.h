@@ -49,8 +49,8 @@ struct TraceInstance;  // the process's tracing instance
 // The host side of one case: forwards what the sandbox's processes make the kernel send.
 class KernelSignalTrace {
  public:
-  // Starts tracing for the next sandbox, or says why it cannot (`wanted`: false when the run
-  // records no signals at all).
+  // Starts tracing for the next sandbox (its body inherits the feed), or says why it cannot
+  // (`wanted`: false when the run records no signals at all).
   static std::variant<KernelSignalTrace, std::string> start(bool wanted);
   ~KernelSignalTrace();
   KernelSignalTrace(KernelSignalTrace&&) noexcept;
@@ -61,6 +61,10 @@ class KernelSignalTrace {
   // Names the sandbox whose PID 1 is `pid_one` (its host pid): its pids are the ones forwarded.
   // Every sandbox this thread clones is traced from its start.
   void follow(pid_t pid_one);
+  // Called as the sandbox's case begins, once the last case's sandbox is gone: what is already in
+  // the trace is the last case's, not this one's. A sandbox made ahead of its case starts its
+  // trace while the last case still runs, and begins it only here.
+  void begin();
   // The fd to poll for events to forward.
   int pollable() const;
   // Forwards whatever the trace holds now.

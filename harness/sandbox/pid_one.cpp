@@ -9,6 +9,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -72,9 +74,33 @@ void enter(int go_fd) {
   bound_pids();
 }
 
+// Reads exactly `size` bytes; false at EOF first.
+bool read_exact(int fd, char* to, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::read(fd, to, size);
+    if (n == 0) return false;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) reaper::throw_sys("read the sandbox's request");
+    to += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// The request that follows the go byte: its length, then its bytes (send_go()).
+std::string read_request(int go_fd) {
+  uint32_t size = 0;
+  std::string request;
+  if (read_exact(go_fd, reinterpret_cast<char*>(&size), sizeof size)) {
+    request.resize(size);
+    if (read_exact(go_fd, request.data(), size)) return request;
+  }
+  ::_exit(1);  // the harness died while handing it over
+}
+
 }  // namespace
 
-void run_pid_one(const std::function<std::string()>& body, int go_fd, int out_fd) {
+void run_pid_one(const SandboxBody& body, int go_fd, int out_fd) {
   unblock_interrupts();
   // Die with the harness. The go byte, which the harness sends only once it holds this
   // process's pidfd, closes the race where the harness died before this line.
@@ -84,14 +110,23 @@ void run_pid_one(const std::function<std::string()>& body, int go_fd, int out_fd
   std::string result;
   try {
     enter(go_fd);
+    const std::string request = read_request(go_fd);
     ::close(go_fd);
-    result = body();
+    result = body(request);
   } catch (const std::exception& e) {
     write_all(out_fd, std::string("sandbox: ") + e.what());
     ::_exit(3);
   }
   write_all(out_fd, result);
   ::_exit(0);
+}
+
+bool send_go(int go_fd, const std::string& request) {
+  const auto size = static_cast<uint32_t>(request.size());
+  std::string go = "g";
+  go.append(reinterpret_cast<const char*>(&size), sizeof size);
+  go += request;
+  return write_all(go_fd, go);
 }
 
 }  // namespace reapcheck

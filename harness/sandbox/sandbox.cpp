@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <variant>
 
 #include "harness/sandbox/case_cgroup.h"
 #include "harness/sandbox/kernel_signal_trace.h"
@@ -120,33 +121,44 @@ SandboxOutcome unavailable(bool rootless, int err) {
 
 }  // namespace
 
-SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
-                              const SandboxOptions& options) {
+struct Sandbox::Parts {
+  std::optional<SandboxOutcome> failed;  // why it could not be made
+  std::optional<CaseCgroup> cgroup;
+  std::optional<PidsGroup> pids;
+  std::optional<std::variant<KernelSignalTrace, std::string>> trace;
+  UniqueFd case_go;  // write end: PID 1's go and request
+  UniqueFd out;      // read end: what PID 1 returns
+  std::optional<Child> warden;
+  std::optional<Child> case_init;
+
+  KernelSignalTrace* tracing() { return trace ? std::get_if<KernelSignalTrace>(&*trace) : nullptr; }
+};
+
+Sandbox::Sandbox(const SandboxBody& body, const SandboxOptions& options)
+    : parts_(std::make_unique<Parts>()) {
+  Parts& p = *parts_;
   // Loaded here, once per process, so that every sandbox inherits the iterator rather than
   // paying libbpf's load inside each case: the case uses the iterator it is handed, and could
   // not load one.
   reaper::task_iter_available();
   const bool rootless = ::geteuid() != 0;
   const SandboxIds ids = rootless ? SandboxIds{0, 0} : SandboxIds{kSandboxHostId, kSandboxHostId};
-  std::optional<CaseCgroup> cgroup;
-  if (!options.cgroup_area.empty()) cgroup.emplace(options.cgroup_area, ids);
+  if (!options.cgroup_area.empty()) p.cgroup.emplace(options.cgroup_area, ids);
   // Where pids.max cannot, a v1 pids group bounds the case: the caller's (PidsBound), or its own.
-  std::optional<PidsGroup> pids;
-  if ((!cgroup || !cgroup->pids_bounded()) && !PidsGroup::holds_caller())
-    pids.emplace(kCasePidsMax);
+  if ((!p.cgroup || !p.cgroup->pids_bounded()) && !PidsGroup::holds_caller())
+    p.pids.emplace(kCasePidsMax);
 
   // Before the clone: the body inherits the feed it reads.
-  auto trace = KernelSignalTrace::start(options.kernel_signals);
-  KernelSignalTrace* tracing = std::get_if<KernelSignalTrace>(&trace);
+  p.trace.emplace(KernelSignalTrace::start(options.kernel_signals));
 
   reaper::Pipe go = reaper::make_pipe();
   reaper::Pipe pid_one = reaper::make_pipe();
   reaper::Pipe case_go = reaper::make_pipe();
   reaper::Pipe out = reaper::make_pipe();
   WardenPlan plan{HostView{options.scratch, options.visible, options.shared,
-                           cgroup ? cgroup->path() : std::string(), ids},
-                  cgroup ? cgroup->path() : std::string(),
-                  pids ? pids->path() : std::string(),
+                           p.cgroup ? p.cgroup->path() : std::string(), ids},
+                  p.cgroup ? p.cgroup->path() : std::string(),
+                  p.pids ? p.pids->path() : std::string(),
                   !rootless,
                   go.read.get(),
                   pid_one.write.get(),
@@ -159,7 +171,8 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
   if (warden_pid < 0) {
     const int err = errno;
     if (err == EPERM || err == EINVAL || err == ENOSPC || err == EUSERS) {
-      return unavailable(rootless, err);
+      p.failed = unavailable(rootless, err);
+      return;
     }
     reaper::throw_sys("clone the sandbox's warden", err);
   }
@@ -174,7 +187,7 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
   pid_one.write.reset();
   case_go.read.reset();
   out.write.reset();
-  Child warden(warden_pid);
+  const Child& warden = p.warden.emplace(warden_pid);
 
   if (rootless) map_invoking_user(warden_pid);
   if (::write(go.write.get(), "g", 1) != 1) reaper::throw_sys("start the sandbox's warden");
@@ -182,25 +195,44 @@ SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
   const auto deadline = std::chrono::steady_clock::now() + options.deadline;
   const std::optional<pid_t> pid = read_pid_one(pid_one.read.get());
   if (!pid) {  // the warden failed; its reason is on `out`
-    return outcome_of(warden.pidfd(), read_until_exit(out.read.get(), deadline).value_or(""));
+    p.failed = outcome_of(warden.pidfd(), read_until_exit(out.read.get(), deadline).value_or(""));
+    return;
   }
-  Child case_init(*pid);  // CLONE_PARENT made it our child: no one else can reap it
+  const Child& case_init = p.case_init.emplace(*pid);  // CLONE_PARENT: no one else can reap it
   siginfo_t info{};
   if (::waitid(P_PIDFD, static_cast<id_t>(warden.pidfd()), &info, WEXITED | WNOWAIT) != 0 ||
       info.si_code != CLD_EXITED || info.si_status != 0) {
     case_init.kill();  // it holds `out` open, waiting for a go that will not come
-    return outcome_of(warden.pidfd(), read_until_exit(out.read.get(), deadline).value_or(""));
+    p.failed = outcome_of(warden.pidfd(), read_until_exit(out.read.get(), deadline).value_or(""));
+    return;
   }
-  if (tracing != nullptr) tracing->follow(*pid);
-  if (::write(case_go.write.get(), "g", 1) != 1) reaper::throw_sys("start the sandbox");
+  if (KernelSignalTrace* tracing = p.tracing()) tracing->follow(*pid);
+  p.case_go = std::move(case_go.write);
+  p.out = std::move(out.read);
+}
 
-  std::optional<std::string> output = read_until_exit(out.read.get(), deadline, tracing);
+Sandbox::~Sandbox() = default;
+
+SandboxOutcome Sandbox::run(const std::string& request, std::chrono::milliseconds deadline,
+                            const std::function<void()>& meanwhile) {
+  Parts& p = *parts_;
+  if (p.failed) return *p.failed;
+  if (KernelSignalTrace* tracing = p.tracing()) tracing->begin();
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  if (!send_go(p.case_go.get(), request)) reaper::throw_sys("start the sandbox");
+  if (meanwhile) meanwhile();
+  std::optional<std::string> output = read_until_exit(p.out.get(), until, p.tracing());
   if (!output) {
-    return {
-        SandboxOutcome::Status::timed_out,
-        "the sandbox did not finish within " + std::to_string(options.deadline.count()) + " ms"};
+    return {SandboxOutcome::Status::timed_out,
+            "the sandbox did not finish within " + std::to_string(deadline.count()) + " ms"};
   }
-  return outcome_of(case_init.pidfd(), std::move(*output));
+  return outcome_of(p.case_init->pidfd(), std::move(*output));
+}
+
+SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
+                              const SandboxOptions& options) {
+  Sandbox sandbox([&](const std::string&) { return body(); }, options);
+  return sandbox.run({}, options.deadline);
 }
 
 namespace {

@@ -9,10 +9,12 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/sandbox/owned_dir.h"
+#include "harness/sandbox/pid_one.h"
 
 namespace reapcheck {
 
@@ -44,6 +46,30 @@ struct SandboxOptions {
 // Throws Interrupted (after killing the sandbox) if a watched signal arrives.
 SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,
                               const SandboxOptions& options);
+
+// A sandbox made ahead of its body's run. Making one — the namespaces, the mounts, the case's
+// cgroup — is most of what a sandbox costs; made while the last case still runs, that cost
+// leaves the next case's time. PID 1 waits in its fresh namespaces for the request it hands
+// `body`: each sandbox runs one body once, and nothing of it outlives it.
+class Sandbox {
+ public:
+  // Makes the sandbox (`options.deadline` bounds only its making). PID 1, forked from this
+  // process now, sees its memory as it is now: `body` must reach only what lives on unchanged.
+  Sandbox(const SandboxBody& body, const SandboxOptions& options);
+  ~Sandbox();  // kills what is left inside, removes its cgroup
+  Sandbox(const Sandbox&) = delete;
+  Sandbox& operator=(const Sandbox&) = delete;
+
+  // Hands PID 1 `request`, then runs `meanwhile` (the next case's sandbox is made there), then
+  // returns what the body returned, within `deadline`. Call once. Throws Interrupted (after
+  // killing the sandbox) if a watched signal arrives.
+  SandboxOutcome run(const std::string& request, std::chrono::milliseconds deadline,
+                     const std::function<void()>& meanwhile = {});
+
+ private:
+  struct Parts;
+  std::unique_ptr<Parts> parts_;
+};
 
 // A fresh scratch directory, $TMPDIR (or /tmp)/reapcheck-<pid>-XXXXXX, removed with its
 // contents on destruction; one that a killed run left behind is removed by the next run.

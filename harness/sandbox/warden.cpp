@@ -25,7 +25,7 @@ pid_t clone_case(int flags) {
   return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0));
 }
 
-void set_up(const std::function<std::string()>& body, const WardenPlan& plan) {
+void set_up(const SandboxBody& body, const WardenPlan& plan) {
   // Opened before the case's /proc covers the host's: PID 1's maps are written through it.
   reaper::UniqueFd proc(::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!proc) reaper::throw_sys("open /proc");
@@ -47,7 +47,7 @@ void set_up(const std::function<std::string()>& body, const WardenPlan& plan) {
 
 }  // namespace
 
-void run_warden(const std::function<std::string()>& body, const WardenPlan& plan) {
+void run_warden(const SandboxBody& body, const WardenPlan& plan) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   char go = 0;
   if (::read(plan.go_fd, &go, 1) != 1) ::_exit(1);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "harness/sandbox/host_view.h"
+#include "harness/sandbox/pid_one.h"
 
 namespace reapcheck {
 
@@ -27,6 +28,6 @@ struct WardenPlan {
   bool in_cgroup = false;  // the warden was cloned into `cgroup`, not to be moved there
 };
 
-[[noreturn]] void run_warden(const std::function<std::string()>& body, const WardenPlan& plan);
+[[noreturn]] void run_warden(const SandboxBody& body, const WardenPlan& plan);
 
 }  // namespace reapcheck

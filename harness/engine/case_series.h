@@ -1,0 +1,41 @@
+// Cases run one after another by one process: a case pool's worker, a sequential run, the
+// bench's loops. While a case runs, the series makes the sandbox of the case after it (sandbox.h:
+// the namespaces, the mounts, the case's cgroup), so that cost leaves the cases' time. Each case
+// still gets a sandbox of its own, fresh: what the series keeps is only the next one, unused.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+
+#include "harness/engine/case.h"
+#include "harness/sandbox/pids_group.h"
+
+namespace reapcheck {
+
+class CaseSeries {
+ public:
+  // `jobs` must outlive the series, unchanged: a sandbox made ahead, forked from this process
+  // while an earlier case ran, finds its job there by index.
+  CaseSeries(std::span<const CaseJob> jobs, CaseOptions options);
+  ~CaseSeries();
+  CaseSeries(const CaseSeries&) = delete;
+  CaseSeries& operator=(const CaseSeries&) = delete;
+
+  // run_case() for jobs[index]; meanwhile, unless `last`, makes the next case's sandbox.
+  CaseResult run(size_t index, bool last = false);
+
+  struct Ahead;  // a sandbox made for whichever case comes next, and its scratch directory
+
+ private:
+  std::unique_ptr<Ahead> make_ahead() const;
+  // The case in the sandbox made ahead (or one made now); meanwhile, unless `last`, the next.
+  CaseResult observe(size_t index, const Scenario& scenario, const CaseOptions& options, bool last);
+
+  std::span<const CaseJob> jobs_;
+  CaseOptions options_;
+  PidsBound pids_;  // one v1 pids group for all its cases (pids_group.h)
+  std::unique_ptr<Ahead> ahead_;
+};
+
+}  // namespace reapcheck
