@@ -87,7 +87,7 @@ bool read_exact(int fd, char* to, size_t size) {
   return true;
 }
 
-// The request that follows the go byte: its length, then its bytes (send_go()).
+// The request: its length, then its bytes (send_request()).
 std::string read_request(int go_fd) {
   uint32_t size = 0;
   std::string request;
@@ -121,12 +121,24 @@ void run_pid_one(const SandboxBody& body, int go_fd, int out_fd) {
   ::_exit(0);
 }
 
-bool send_go(int go_fd, const std::string& request) {
+bool send_request(int go_fd, const std::string& request) {
   const auto size = static_cast<uint32_t>(request.size());
-  std::string go = "g";
-  go.append(reinterpret_cast<const char*>(&size), sizeof size);
-  go += request;
-  return write_all(go_fd, go);
+  std::string message(reinterpret_cast<const char*>(&size), sizeof size);
+  message += request;
+  // PID 1 may have failed setting itself up and closed its end: that is EPIPE, not a SIGPIPE
+  // that ends the harness. One pending before is left as it was.
+  sigset_t pipe, old;
+  ::sigemptyset(&pipe);
+  ::sigaddset(&pipe, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe, &old);
+  sigset_t pending;
+  ::sigpending(&pending);
+  const bool was_pending = ::sigismember(&pending, SIGPIPE) == 1;
+  const bool sent = write_all(go_fd, message);
+  const timespec now{};
+  if (!sent && !was_pending) ::sigtimedwait(&pipe, nullptr, &now);
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return sent;
 }
 
 }  // namespace reapcheck

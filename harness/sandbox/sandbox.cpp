@@ -207,6 +207,8 @@ Sandbox::Sandbox(const SandboxBody& body, const SandboxOptions& options)
     return;
   }
   if (KernelSignalTrace* tracing = p.tracing()) tracing->follow(*pid);
+  // PID 1 sets itself up now, then waits for its request.
+  if (::write(case_go.write.get(), "g", 1) != 1) reaper::throw_sys("start the sandbox");
   p.case_go = std::move(case_go.write);
   p.out = std::move(out.read);
 }
@@ -219,8 +221,8 @@ SandboxOutcome Sandbox::run(const std::string& request, std::chrono::millisecond
   if (p.failed) return *p.failed;
   if (KernelSignalTrace* tracing = p.tracing()) tracing->begin();
   const auto until = std::chrono::steady_clock::now() + deadline;
-  if (!send_go(p.case_go.get(), request)) reaper::throw_sys("start the sandbox");
-  if (meanwhile) meanwhile();
+  // Refused only when PID 1 failed setting itself up: its reason is on `out`.
+  if (send_request(p.case_go.get(), request) && meanwhile) meanwhile();
   std::optional<std::string> output = read_until_exit(p.out.get(), until, p.tracing());
   if (!output) {
     return {SandboxOutcome::Status::timed_out,

@@ -2,7 +2,9 @@
 // one runs, so each must still be fresh, get its own request, and leave nothing behind unused.
 // Runs inside `unshare --pid --fork --mount-proc`, like the other sandbox tests.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "harness/sandbox/pid_one.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/support/paths.h"
 #include "reaper/os/proc_table.h"
@@ -73,6 +76,26 @@ TEST(SandboxMadeAhead, OneMadeWhileAnotherRunsSharesNothingWithIt) {
   // Each scratch is a tmpfs of its sandbox's own: the first's mark is not in the second's view.
   EXPECT_EQ(field(two.output, 2), "alone") << two.output;
   EXPECT_EQ(field(one.output, 2), "alone") << one.output;
+}
+
+// PID 1 that failed setting itself up has closed its end before the request comes: the harness
+// gets a refusal, not a SIGPIPE that would end it.
+TEST(SandboxMadeAhead, ARequestPidOneCannotTakeIsRefusedWithoutSigpipe) {
+  // In a child: this test process is PID 1 of its namespace, which no SIGPIPE would end.
+  const pid_t child = ::fork();
+  if (child == 0) {
+    int fds[2];
+    if (::pipe(fds) != 0) ::_exit(3);
+    ::close(fds[0]);
+    if (send_request(fds[1], "job 1")) ::_exit(1);
+    sigset_t pending;
+    ::sigpending(&pending);
+    ::_exit(::sigismember(&pending, SIGPIPE) == 1 ? 2 : 0);  // 2: left pending
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_FALSE(WIFSIGNALED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: the write succeeded; 2: a SIGPIPE was left pending";
 }
 
 TEST(SandboxMadeAhead, OneNeverRunLeavesNothingRunning) {
