@@ -77,7 +77,7 @@ TMPDIR="$work/tmp" "$bin/reapcheck" bench --quick --out "$work/partial" >/dev/nu
   2>"$work/progress" &
 bench_pid=$!
 exec 3<"$work/progress"
-read -r first <&3  # "[ 1.9s] snapshot, 1000 processes: ..."
+read -r first <&3  # "[ 0.1s] harness overhead per case: ..."
 kill -INT "$bench_pid"
 cat <&3 >/dev/null
 wait "$bench_pid"
@@ -87,7 +87,7 @@ exec 3<&-
 perl -MJSON::PP -e '
   my $b = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
   die "not marked interrupted\n" unless $b->{interrupted};
-  die "the snapshot measured before the interrupt is missing\n" unless $b->{snapshot}{ps_us} > 0;
+  die "the overhead measured before the interrupt is missing\n" unless $b->{case_overhead_ms} > 0;
 ' "$work/partial/bench.json" || { echo "FAIL: partial bench.json"; exit 1; }
 # Every case's scratch directory, and so every fixture's command line, is under $work/tmp;
 # "tm[p]" keeps grep from matching its own command line.
