@@ -25,9 +25,8 @@ class CaseSeries {
   // run_case() for jobs[index]; meanwhile, unless `last`, makes the next case's sandbox.
   CaseResult run(size_t index, bool last = false);
 
-  struct Ahead;  // a sandbox made for whichever case comes next, and its scratch directory
-
  private:
+  struct Ahead;  // a sandbox made for whichever case comes next, and its scratch directory
   std::unique_ptr<Ahead> make_ahead() const;
   // The case in the sandbox made ahead (or one made now); meanwhile, unless `last`, the next.
   CaseResult observe(size_t index, const Scenario& scenario, const CaseOptions& options, bool last);
