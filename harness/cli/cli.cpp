@@ -118,9 +118,13 @@ int run_cli(int argc, char** argv) {
   app.fallthrough();
   GlobalArgs global{default_scenarios_dir().string()};
   add_global_options(app, global);
-  const std::vector<Command> commands = {
-      list_command(app, global),   run_command(app, global),   reproduce_command(app, global),
-      report_command(app, global), bench_command(app, global), help_command(app)};
+  const std::vector<Command> commands = {list_command(app, global),
+                                         run_command(app, global),
+                                         reproduce_command(app, global),
+                                         report_command(app, global),
+                                         bench_command(app, global),
+                                         clean_command(app),
+                                         help_command(app)};
   try {
     check_command(app, argc, argv);
   } catch (const UsageError& e) {

@@ -12,14 +12,12 @@
 #include "harness/engine/case_body.h"
 #include "harness/engine/case_environment.h"
 #include "harness/engine/case_series.h"
+#include "harness/engine/leftovers.h"
 #include "harness/engine/race.h"
 #include "harness/model/judge.h"
 #include "harness/model/result_json.h"
 #include "harness/model/text.h"
 #include "harness/sandbox/case_cgroup.h"
-#include "harness/sandbox/cgroup_area.h"
-#include "harness/sandbox/kernel_signal_trace.h"
-#include "harness/sandbox/pids_group.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/support/interrupt.h"
 #include "harness/support/paths.h"
@@ -33,20 +31,12 @@ using Clock = std::chrono::steady_clock;
 // How many times a race case runs before a window that never opened is reported as a skip.
 constexpr int kRaceAttempts = 3;
 
-// What runs killed before they could clean up left behind (a CTest timeout, a SIGKILL): their
-// scratch directories and cgroup areas, which no live process holds. Once per process, before
-// its first case.
-void reclaim_leftovers() {
-  const int scratch = ScratchDir::reclaim_abandoned();
-  const int cgroups = CgroupArea::reclaim_abandoned();
-  const int pids = PidsGroup::reclaim_abandoned();
-  const int traces = KernelSignalTrace::reclaim_abandoned();
-  if (scratch + cgroups + pids + traces > 0) {
-    fmt::print(stderr,
-               "reapcheck: removed what killed runs left: {} scratch director{}, {} cgroup "
-               "area{}, {} pids group{}, {} tracing instance{}\n",
-               scratch, scratch == 1 ? "y" : "ies", cgroups, cgroups == 1 ? "" : "s", pids,
-               pids == 1 ? "" : "s", traces, traces == 1 ? "" : "s");
+// What killed runs left behind, and tracing instances kept for reuse that no run holds. Once
+// per process, before its first case.
+void reclaim_before_first_case() {
+  if (const Leftovers removed = reclaim_leftovers(); removed.total() > 0) {
+    fmt::print(stderr, "reapcheck: removed what earlier runs left and no run holds: {}\n",
+               removed.describe());
   }
 }
 
@@ -211,7 +201,7 @@ namespace {
 CaseResult run_job(const CaseJob& job, const CaseOptions& options, const Observe& observe) {
   const auto started = Clock::now();
   static std::once_flag reclaimed;
-  std::call_once(reclaimed, reclaim_leftovers);
+  std::call_once(reclaimed, reclaim_before_first_case);
   const std::optional<ReaperChoice> reaper = resolve_reaper(job.reaper);
   CaseResult observed;
   if (auto stop = precondition(job, reaper, options)) {

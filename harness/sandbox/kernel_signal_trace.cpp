@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sched.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
@@ -23,6 +25,8 @@ namespace {
 using reaper::UniqueFd;
 
 constexpr std::string_view kInstancePrefix = "reapcheck-";
+constexpr std::string_view kKeptPrefix = "reapcheck-kept-";
+constexpr const char* kKeepEnv = "REAPCHECK_KEEP_TRACE";
 // The initial PID namespace's inode number (PROC_PID_INIT_INO): the only one whose pids the
 // tracepoint reports.
 constexpr ino_t kInitPidNamespace = 0xEFFFFFFCU;
@@ -57,11 +61,96 @@ UniqueFd open_tracefs() {
   return root;
 }
 
+// A setting of the instance: the file, what is written to it, and what reading it back starts
+// with once it holds.
+struct Setting {
+  const char* file;
+  std::string value;
+  std::string reads;
+};
+
+// SIGCHLD is every exit's; system calls' signals (SI_TKILL, SI_QUEUE) are the ledger's.
+constexpr std::string_view kWanted = "sig != 17 && (code == 0 || code == 128)";
+
+// In the order they are written: the filter before the trigger that repeats it, the events
+// enabled last.
+std::vector<Setting> settings() {
+  const std::string trigger = fmt::format("stacktrace if {}", kWanted);
+  return {
+      // CLOCK_MONOTONIC: the case's steady_clock (reads back as the list, "[mono]" chosen).
+      {"trace_clock", "mono", ""},
+      {"buffer_percent", "0", "0\n"},  // poll() wakes at the first event, not half a buffer
+      // What a followed thread forks, at any depth, is followed: every sandbox it clones. A
+      // followed task that exits leaves set_event_pid by itself.
+      {"options/event-fork", "1", "1\n"},
+      {"events/signal/signal_generate/filter", std::string(kWanted), std::string(kWanted)},
+      // The stack is the signal's alone (a trigger, recorded right after the event it
+      // matched), not every forked process's as options/stacktrace would give.
+      {"events/signal/signal_generate/trigger", trigger,
+       "stacktrace:unlimited if " + std::string(kWanted)},
+      {"events/signal/signal_generate/enable", "1", "1"},
+      // Each new process's pid is translated when it is born: a target may be reaped a moment
+      // after its signal, before the event is read.
+      {"events/sched/sched_process_fork/enable", "1", "1"},
+  };
+}
+
+std::string read_at(int dir, const char* path) {
+  const UniqueFd fd(::openat(dir, path, O_RDONLY | O_CLOEXEC));
+  std::string text;
+  char buf[4096];
+  for (ssize_t n = 0; fd && (n = ::read(fd.get(), buf, sizeof buf)) > 0;) {
+    text.append(buf, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+// Whether a kept instance still holds every setting (its last user may have died while
+// writing them).
+bool configured(int dir) {
+  for (const Setting& s : settings()) {
+    const std::string now = read_at(dir, s.file);
+    const std::string reads = s.reads.empty() ? "[" + s.value + "]" : s.reads;
+    if (s.reads.empty() ? now.find(reads) == std::string::npos : now.rfind(reads, 0) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Where the slots of kept instances are locked: slot N is instance reapcheck-kept-N, used by the
+// process holding an flock on this folder's file N.
+constexpr const char* kKeptSlots = "/run/reapcheck/trace-slots";
+constexpr int kMaxKept = 64;
+
+UniqueFd lock_kept_slot(int slot) {
+  const std::string path = fmt::format("{}/{}", kKeptSlots, slot);
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (fd && ::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) return fd;
+  return {};
+}
+
+// The first free slot and its lock; nullopt when the folder cannot be made or all are taken.
+std::optional<std::pair<int, UniqueFd>> take_kept_slot() {
+  ::mkdir("/run/reapcheck", 0700);
+  if (::mkdir(kKeptSlots, 0700) != 0 && errno != EEXIST) return std::nullopt;
+  for (int slot = 0; slot < kMaxKept; ++slot) {
+    if (UniqueFd lock = lock_kept_slot(slot)) return std::pair{slot, std::move(lock)};
+  }
+  return std::nullopt;
+}
+
+bool keeping() {
+  const char* keep = std::getenv(kKeepEnv);
+  return keep != nullptr && std::string_view(keep) == "1";
+}
+
 }  // namespace
 
 // This process's tracing instance, with signal:signal_generate and its stacks on, tracing what
 // the threads that clone sandboxes fork. Removed when the process ends its use (close_instance),
-// or by the next run when the process died first.
+// or by the next run when the process died first. Under REAPCHECK_KEEP_TRACE=1 it is a kept
+// one instead, left in place for the next process to take.
 struct TraceInstance {
   pid_t owner = 0;
   std::string name;
@@ -69,45 +158,49 @@ struct TraceInstance {
   UniqueFd dir;
   UniqueFd pipe;             // trace_pipe, non-blocking
   UniqueFd marker;           // trace_marker
+  UniqueFd kept;             // a kept instance's slot lock, held while in use
   std::set<pid_t> followed;  // the threads in set_event_pid: a sandbox cloned by one is traced
 
   // Traces what the calling thread forks from now on. One write per thread for the process's
-  // life: each write of set_event_pid waits for an RCU grace period (10-30 ms).
+  // life: each write of set_event_pid waits for an RCU grace period (10-30 ms). The first one
+  // replaces whatever a kept instance's last user left (its tasks leave by themselves as they
+  // exit; a pid written for a task that never existed would not).
   void follow_this_thread() {
-    if (followed.insert(::gettid()).second) {
-      write_at(dir.get(), "set_event_pid", std::to_string(::gettid()), O_WRONLY | O_APPEND);
-    }
+    if (!followed.insert(::gettid()).second) return;
+    const bool first = followed.size() == 1;
+    const bool stale = first && !read_at(dir.get(), "set_event_pid").empty();
+    write_at(dir.get(), "set_event_pid", std::to_string(::gettid()),
+             O_WRONLY | (stale ? O_TRUNC : O_APPEND));
   }
 
   static TraceInstance open() {
     TraceInstance in;
     in.owner = ::getpid();
     in.name = fmt::format("{}{}", kInstancePrefix, in.owner);
+    if (keeping()) {
+      if (auto slot = take_kept_slot()) {
+        in.name = fmt::format("{}{}", kKeptPrefix, slot->first);
+        in.kept = std::move(slot->second);
+      }
+    }
     in.tracefs = open_tracefs();
     const std::string path = "instances/" + in.name;
-    ::unlinkat(in.tracefs.get(), path.c_str(), AT_REMOVEDIR);  // a dead run's, by a reused pid
-    if (::mkdirat(in.tracefs.get(), path.c_str(), 0700) != 0) {
-      reaper::throw_sys("create the tracing instance " + path);
-    }
     in.dir = UniqueFd(::openat(in.tracefs.get(), path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!in.dir) reaper::throw_sys("open the tracing instance " + path);
-    const int d = in.dir.get();
-    write_at(d, "trace_clock", "mono");  // CLOCK_MONOTONIC: the case's steady_clock
-    write_at(d, "buffer_percent", "0");  // poll() wakes at the first event, not half a buffer
-    // What a followed thread forks, at any depth, is followed: every sandbox it clones.
-    write_at(d, "options/event-fork", "1");
-    // SIGCHLD is every exit's; system calls' signals (SI_TKILL, SI_QUEUE) are the ledger's. The
-    // stack is the signal's alone (a trigger, recorded right after the event it matched), not
-    // every forked process's as options/stacktrace would give.
-    constexpr std::string_view kWanted = "sig != 17 && (code == 0 || code == 128)";
-    write_at(d, "events/signal/signal_generate/filter", kWanted);
-    write_at(d, "events/signal/signal_generate/trigger", fmt::format("stacktrace if {}", kWanted));
-    write_at(d, "events/signal/signal_generate/enable", "1");
-    // Each new process's pid is translated when it is born: a target may be reaped a moment
-    // after its signal, before the event is read.
-    write_at(d, "events/sched/sched_process_fork/enable", "1");
-    in.pipe = UniqueFd(::openat(d, "trace_pipe", O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-    in.marker = UniqueFd(::openat(d, "trace_marker", O_WRONLY | O_CLOEXEC));
+    if (in.dir && in.kept && configured(in.dir.get())) {
+      write_at(in.dir.get(), "tracing_on", "1");  // its last user turned it off
+    } else {
+      // A dead run's (by a reused pid), or a kept one its last user left half set up.
+      in.dir.reset();
+      ::unlinkat(in.tracefs.get(), path.c_str(), AT_REMOVEDIR);
+      if (::mkdirat(in.tracefs.get(), path.c_str(), 0700) != 0) {
+        reaper::throw_sys("create the tracing instance " + path);
+      }
+      in.dir = UniqueFd(::openat(in.tracefs.get(), path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      if (!in.dir) reaper::throw_sys("open the tracing instance " + path);
+      for (const Setting& s : settings()) write_at(in.dir.get(), s.file, s.value);
+    }
+    in.pipe = UniqueFd(::openat(in.dir.get(), "trace_pipe", O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    in.marker = UniqueFd(::openat(in.dir.get(), "trace_marker", O_WRONLY | O_CLOEXEC));
     if (!in.pipe || !in.marker) reaper::throw_sys("open trace_pipe and trace_marker of " + path);
     return in;
   }
@@ -116,6 +209,18 @@ struct TraceInstance {
     if (owner != ::getpid()) return;  // a forked worker's copy: the parent's to remove
     pipe.reset();
     marker.reset();
+    if (kept) {
+      // Left for the next process; it records nothing until taken. What it holds now is
+      // drained by the next case's begin().
+      try {
+        write_at(dir.get(), "tracing_on", "0");
+      } catch (const std::exception&) {
+        // The next user turns it on again either way.
+      }
+      dir.reset();
+      kept.reset();
+      return;
+    }
     dir.reset();
     const std::string path = "instances/" + name;
     ::unlinkat(tracefs.get(), path.c_str(), AT_REMOVEDIR);
@@ -365,8 +470,16 @@ int KernelSignalTrace::reclaim_abandoned() {
   int removed = 0;
   DIR* dir = ::fdopendir(::dup(root.get()));
   if (dir == nullptr) return 0;
+  const bool keep = keeping();
   while (const dirent* e = ::readdir(dir)) {
     const std::string_view name = e->d_name;
+    if (name.rfind(kKeptPrefix, 0) == 0) {
+      // Kept for reuse: removed by a process that keeps none, once no process uses it.
+      const int slot = static_cast<int>(std::strtol(e->d_name + kKeptPrefix.size(), nullptr, 10));
+      const UniqueFd lock = keep ? UniqueFd() : lock_kept_slot(slot);
+      if (lock) removed += ::unlinkat(root.get(), e->d_name, AT_REMOVEDIR) == 0 ? 1 : 0;
+      continue;
+    }
     if (name.rfind(kInstancePrefix, 0) != 0) continue;
     const pid_t owner =
         static_cast<pid_t>(std::strtol(e->d_name + kInstancePrefix.size(), nullptr, 10));

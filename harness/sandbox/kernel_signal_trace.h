@@ -12,6 +12,14 @@
 //
 // Needs root, tracefs, and the harness in the initial PID namespace; without them the case says
 // it lacks this evidence.
+//
+// Making an instance costs about 50 ms and removing it about 200 (RCU grace periods, for the
+// filter, the trigger and each event), which a process running a few cases pays for each. With
+// REAPCHECK_KEEP_TRACE=1 (CTest's matrix tests, one process per scenario) a process takes a
+// free kept instance, reapcheck-kept-N, and leaves it for the next: nothing of the last user's
+// reaches a case, whose begin() drains the buffer, and the last user's tasks left set_event_pid
+// as they exited. Any process that keeps none removes the kept ones no process uses
+// (`reapcheck clean`, and every run as it starts).
 #pragma once
 
 #include <sys/types.h>
@@ -70,9 +78,11 @@ class KernelSignalTrace {
   // Forwards whatever the trace holds now.
   void pump();
 
-  // Removes this process's tracing instance; a process that traced must call it before _exit.
+  // Removes this process's tracing instance, or leaves a kept one for the next process; a
+  // process that traced must call it before _exit.
   static void close_instance();
-  // Removes the tracing instances of runs that died without removing theirs; returns how many.
+  // Removes the tracing instances of runs that died without removing theirs, and, unless this
+  // process keeps its own, the kept ones no process uses; returns how many.
   static int reclaim_abandoned();
 
  private:

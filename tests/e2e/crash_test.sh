@@ -69,7 +69,7 @@ if [ -n "$traced" ]; then
   grep -q "1 tracing instance" "$work/next.err" ||
     fail "the next run did not say it removed the tracing instance: $(cat "$work/next.err")"
 fi
-want="removed what killed runs left: ${#scratch[@]} scratch director"
+want="removed what earlier runs left and no run holds: ${#scratch[@]} scratch director"
 grep -q "$want" "$work/next.err" || fail "the next run did not say what it removed: $(cat "$work/next.err")"
 left=$(find "$work/tmp" -mindepth 1 | wc -l)
 [ "$left" -eq 0 ] || fail "$left entries left in TMPDIR after the next run: $(ls "$work/tmp")"

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The host side of the kernel signal trace (harness/sandbox/kernel_signal_trace.h), as root in
+# the initial PID namespace only.
+#
+# Kept instances: under REAPCHECK_KEEP_TRACE=1 a run takes the tracing instance the last one left
+# instead of making its own, and its verdict still rests on its own case's kernel signals alone.
+# Each run here is the cgroup-kill-everything control on plain-child, whose bystander-hit verdict
+# only the kernel tracepoint can show (a cgroup.kill write names no process). Between runs the
+# kept instance is tampered with as a dead or foreign user could leave it: a live stranger's pid
+# in set_event_pid, stale barrier markers in its buffer, its trigger gone.
+#   trace_host_test.sh BUILD_BIN_DIR SOURCE_DIR
+set -uo pipefail
+bin=$1/reapcheck
+control=$2/tests/controls/cgroup-kill-everything.sh
+if [ "$(id -u)" -ne 0 ] || ! grep -q tracefs /proc/filesystems ||
+  [ "$(stat -Lc %i /proc/self/ns/pid)" -ne $((0xEFFFFFFC)) ]; then
+  echo "skipped: needs root in the initial PID namespace, with tracefs"
+  exit 77
+fi
+work=$(mktemp -d)
+stranger=
+cleanup() {
+  [ -n "$stranger" ] && kill "$stranger" 2>/dev/null
+  "$bin" clean >/dev/null 2>&1
+  rm -rf "$work"
+}
+trap cleanup EXIT
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# SCRIPT runs with the current directory at tracefs's instances/, mounted privately.
+in_tracefs() {
+  unshare -m --propagation private sh -c 'mountpoint -q /sys/kernel/tracing ||
+    mount -t tracefs nodev /sys/kernel/tracing; cd /sys/kernel/tracing/instances && eval "$1"' \
+    sh "$1"
+}
+kept() { in_tracefs 'ls -d reapcheck-kept-* 2>/dev/null'; }
+inode() { in_tracefs "stat -c %i $1"; }
+
+# run NAME [KEEP]: the control on plain-child; true when its verdict rests on the kernel's
+# cgroup.kill, with its sender, hitting a process outside the tree.
+run() {
+  env ${2:+REAPCHECK_KEEP_TRACE=1} "$bin" run -q -j 1 --scenario plain-child \
+    --reaper "exec:sh $control {pid}" --json "$work/$1.json" >"$work/$1.out" 2>&1
+  perl -MJSON::PP -e '
+    my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+    my $c = $r->{cases}[0];
+    exit !($c->{verdict} eq "bystander-hit" && grep { $_->{kernel} &&
+      $_->{call} eq "kernel: cgroup.kill" && $_->{hit_outside} && $_->{sender}{pid} }
+      @{ $c->{signals} });' "$work/$1.json" ||
+    { fail "$1: no bystander-hit from the kernel's cgroup.kill: $(cat "$work/$1.out")"; return 1; }
+}
+
+"$bin" clean >/dev/null
+[ -z "$(kept)" ] || fail "kept instances before the first run: $(kept)"
+
+run first keep
+name=$(kept)
+[ "$name" = reapcheck-kept-0 ] || fail "the first keeping run left '$name', not reapcheck-kept-0"
+[ "$(in_tracefs "cat $name/tracing_on")" = 0 ] || fail "$name records while no run holds it"
+first=$(inode "$name")
+
+# A stranger's pid, left in set_event_pid, and barriers that belong to no case in its buffer (the
+# verdict must still come from this case's events; the stranger must no longer be followed).
+sleep infinity &
+stranger=$!
+in_tracefs "echo $stranger >>$name/set_event_pid; echo 1 >$name/tracing_on;
+  for n in 1 2 3 4 5 6 7 8; do echo sync \$n >$name/trace_marker; done; echo 0 >$name/tracing_on"
+run tampered keep
+[ "$(inode "$name")" = "$first" ] || fail "the second keeping run made a new instance, not took $name"
+in_tracefs "cat $name/set_event_pid" | grep -qx "$stranger" &&
+  fail "the stranger's pid $stranger is still followed after a run took $name"
+
+# Half set up, as a user killed while making it would leave it: made again, not trusted.
+in_tracefs "echo '!stacktrace' >$name/events/signal/signal_generate/trigger"
+run remade keep
+[ "$(inode "$name")" != "$first" ] || fail "a run took $name without its trigger, not made it again"
+
+# In use, it stays; once free, a run that keeps none removes it, and says so.
+flock /run/reapcheck/trace-slots/0 "$bin" clean >"$work/held.out"
+[ -n "$(kept)" ] || fail "clean removed $name while a run held it"
+run plain
+[ -z "$(kept)" ] || fail "a run that keeps none left $(kept)"
+grep -q "1 tracing instance" "$work/plain.out" ||
+  fail "the run did not say it removed $name: $(cat "$work/plain.out")"
+
+echo "trace_host: $failures failed"
+[ "$failures" -eq 0 ]
