@@ -239,7 +239,7 @@ CaseResult CaseSeries::run(size_t index, bool last) {
                  });
 }
 
-std::unique_ptr<CaseSeries::Ahead> CaseSeries::make_ahead() const {
+std::unique_ptr<CaseSeries::Ahead> CaseSeries::make_ahead(Sandbox* running) const {
   auto ahead = std::make_unique<Ahead>();
   const std::filesystem::path scratch = ahead->scratch.path();
   // Runs in PID 1, forked now: it finds its job in `jobs_`, which the series keeps unchanged,
@@ -250,7 +250,7 @@ std::unique_ptr<CaseSeries::Ahead> CaseSeries::make_ahead() const {
         const ReaperChoice reaper = *resolve_reaper(job.reaper);
         return observe_inside(*job.scenario, reaper, with_reapers_grace(options, reaper), scratch);
       },
-      sandbox_options(options_, scratch, options_.ready));
+      sandbox_options(options_, scratch, options_.ready), running);
   return ahead;
 }
 
@@ -263,7 +263,7 @@ CaseResult CaseSeries::observe(size_t index, const Scenario& scenario, const Cas
       ahead->sandbox->run(std::to_string(index), sandbox_deadline(scenario, options), [&] {
         if (last) return;
         try {
-          ahead_ = make_ahead();
+          ahead_ = make_ahead(&*ahead->sandbox);
         } catch (const Interrupted&) {
           throw;
         } catch (const std::exception&) {

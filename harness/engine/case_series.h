@@ -10,6 +10,7 @@
 
 #include "harness/engine/case.h"
 #include "harness/sandbox/pids_group.h"
+#include "harness/sandbox/sandbox.h"
 
 namespace reapcheck {
 
@@ -27,7 +28,8 @@ class CaseSeries {
 
  private:
   struct Ahead;  // a sandbox made for whichever case comes next, and its scratch directory
-  std::unique_ptr<Ahead> make_ahead() const;
+  // `running`: the sandbox whose case runs while this one is made, if any.
+  std::unique_ptr<Ahead> make_ahead(Sandbox* running = nullptr) const;
   // The case in the sandbox made ahead (or one made now); meanwhile, unless `last`, the next.
   CaseResult observe(size_t index, const Scenario& scenario, const CaseOptions& options, bool last);
 

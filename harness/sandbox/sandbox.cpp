@@ -52,6 +52,26 @@ class Child {
   UniqueFd pidfd_;
 };
 
+// Waits until `fd` is readable (or its writers are gone), or the deadline passes (false).
+// Meanwhile, forwards what `trace` sees to its body. Throws Interrupted when a watched signal
+// arrives.
+bool wait_readable(int fd, std::chrono::steady_clock::time_point deadline,
+                   KernelSignalTrace* trace) {
+  for (;;) {
+    const auto left = reaper::time_left(deadline);
+    if (left.count() <= 0) return false;
+    pollfd fds[3] = {{fd, POLLIN, 0},
+                     {interrupt_fd(), POLLIN, 0},
+                     {trace != nullptr ? trace->pollable() : -1, POLLIN, 0}};
+    const int rc = ::poll(fds, 3, static_cast<int>(left.count()));
+    if (rc < 0 && errno != EINTR) reaper::throw_sys("poll(sandbox)");
+    if (rc <= 0) continue;
+    if ((fds[1].revents & POLLIN) != 0) throw_if_interrupted();
+    if ((fds[2].revents & POLLIN) != 0) trace->pump();
+    if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) return true;
+  }
+}
+
 // Everything PID 1 writes on `fd` until it exits (EOF: every writer is gone); empty when the
 // deadline passes first. Throws Interrupted when a watched signal arrives meanwhile.
 // Meanwhile, forwards what `trace` sees to the body.
@@ -59,23 +79,13 @@ std::optional<std::string> read_until_exit(int fd, std::chrono::steady_clock::ti
                                            KernelSignalTrace* trace = nullptr) {
   std::string output;
   char buf[65536];
-  for (;;) {
-    const auto left = reaper::time_left(deadline);
-    if (left.count() <= 0) return std::nullopt;
-    pollfd fds[3] = {{fd, POLLIN, 0},
-                     {interrupt_fd(), POLLIN, 0},
-                     {trace != nullptr ? trace->pollable() : -1, POLLIN, 0}};
-    const int rc = ::poll(fds, 3, static_cast<int>(left.count()));
-    if (rc < 0 && errno != EINTR) reaper::throw_sys("poll(sandbox)");
-    if (rc > 0 && (fds[1].revents & POLLIN)) throw_if_interrupted();
-    if (rc > 0 && (fds[2].revents & POLLIN)) trace->pump();
-    if (rc > 0 && (fds[0].revents & (POLLIN | POLLHUP))) {
-      const ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n > 0) output.append(buf, static_cast<size_t>(n));
-      if (n == 0) return output;
-      if (n < 0 && errno != EINTR) reaper::throw_sys("read(sandbox)");
-    }
+  while (wait_readable(fd, deadline, trace)) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) output.append(buf, static_cast<size_t>(n));
+    if (n == 0) return output;
+    if (n < 0 && errno != EINTR) reaper::throw_sys("read(sandbox)");
   }
+  return std::nullopt;
 }
 
 // How a stage ended, with what it wrote: finished only when it exited 0.
@@ -93,8 +103,37 @@ SandboxOutcome outcome_of(int pidfd, std::string output) {
   return {SandboxOutcome::Status::crashed, std::move(output)};
 }
 
-// The warden's report: PID 1's pid, or nothing when it failed before cloning it.
-std::optional<pid_t> read_pid_one(int fd) {
+// While a traced case runs, the thread that translates its kernel events (pump()) runs at
+// real-time priority: a process that signals and exits a few milliseconds after its fork must be
+// translated while it lives, and on a loaded machine a normal thread wakes too late for that.
+// SCHED_RESET_ON_FORK: nothing it clones (the next sandbox) inherits the priority. Needs
+// CAP_SYS_NICE, which tracing's root has; without it the thread keeps its policy.
+class PromptTracing {
+ public:
+  explicit PromptTracing(bool tracing) {
+    if (!tracing || ::sched_getparam(0, &old_param_) != 0) return;
+    old_policy_ = ::sched_getscheduler(0);
+    const sched_param rt{1};
+    raised_ =
+        old_policy_ >= 0 && ::sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &rt) == 0;
+  }
+  ~PromptTracing() {
+    if (raised_) ::sched_setscheduler(0, old_policy_, &old_param_);
+  }
+  PromptTracing(const PromptTracing&) = delete;
+  PromptTracing& operator=(const PromptTracing&) = delete;
+
+ private:
+  int old_policy_ = -1;
+  sched_param old_param_{};
+  bool raised_ = false;
+};
+
+// The warden's report: PID 1's pid, or nothing when it failed before cloning it. Forwards what
+// `trace` sees while it waits.
+std::optional<pid_t> read_pid_one(int fd, std::chrono::steady_clock::time_point deadline,
+                                  KernelSignalTrace* trace) {
+  wait_readable(fd, deadline, trace);
   pid_t pid = 0;
   ssize_t n = 0;
   do {
@@ -134,7 +173,7 @@ struct Sandbox::Parts {
   KernelSignalTrace* tracing() { return trace ? std::get_if<KernelSignalTrace>(&*trace) : nullptr; }
 };
 
-Sandbox::Sandbox(const SandboxBody& body, const SandboxOptions& options)
+Sandbox::Sandbox(const SandboxBody& body, const SandboxOptions& options, Sandbox* running)
     : parts_(std::make_unique<Parts>()) {
   Parts& p = *parts_;
   // Loaded here, once per process, so that every sandbox inherits the iterator rather than
@@ -192,14 +231,18 @@ Sandbox::Sandbox(const SandboxBody& body, const SandboxOptions& options)
   if (rootless) map_invoking_user(warden_pid);
   if (::write(go.write.get(), "g", 1) != 1) reaper::throw_sys("start the sandbox's warden");
 
+  // The warden's work (the mounts, PID 1's clone) is the longest part of making a sandbox: the
+  // running case's kernel events keep flowing meanwhile, translated while their processes live.
+  KernelSignalTrace* running_trace = running != nullptr ? running->parts_->tracing() : nullptr;
   const auto deadline = std::chrono::steady_clock::now() + options.deadline;
-  const std::optional<pid_t> pid = read_pid_one(pid_one.read.get());
+  const std::optional<pid_t> pid = read_pid_one(pid_one.read.get(), deadline, running_trace);
   if (!pid) {  // the warden failed; its reason is on `out`
     p.failed = outcome_of(warden.pidfd(), read_until_exit(out.read.get(), deadline).value_or(""));
     return;
   }
   const Child& case_init = p.case_init.emplace(*pid);  // CLONE_PARENT: no one else can reap it
   siginfo_t info{};
+  wait_readable(warden.pidfd(), deadline, running_trace);  // a pidfd is readable once it exits
   if (::waitid(P_PIDFD, static_cast<id_t>(warden.pidfd()), &info, WEXITED | WNOWAIT) != 0 ||
       info.si_code != CLD_EXITED || info.si_status != 0) {
     case_init.kill();  // it holds `out` open, waiting for a go that will not come
@@ -220,6 +263,7 @@ SandboxOutcome Sandbox::run(const std::string& request, std::chrono::millisecond
   Parts& p = *parts_;
   if (p.failed) return *p.failed;
   if (KernelSignalTrace* tracing = p.tracing()) tracing->begin();
+  const PromptTracing prompt(p.tracing() != nullptr);
   const auto until = std::chrono::steady_clock::now() + deadline;
   // Refused only when PID 1 failed setting itself up: its reason is on `out`.
   if (send_request(p.case_go.get(), request) && meanwhile) meanwhile();

@@ -55,7 +55,9 @@ class Sandbox {
  public:
   // Makes the sandbox (`options.deadline` bounds only its making). PID 1, forked from this
   // process now, sees its memory as it is now: `body` must reach only what lives on unchanged.
-  Sandbox(const SandboxBody& body, const SandboxOptions& options);
+  // `running`: a sandbox whose case runs meanwhile (made from its run's `meanwhile`), whose
+  // kernel signal trace is kept flowing while this one is made.
+  Sandbox(const SandboxBody& body, const SandboxOptions& options, Sandbox* running = nullptr);
   ~Sandbox();  // kills what is left inside, removes its cgroup
   Sandbox(const Sandbox&) = delete;
   Sandbox& operator=(const Sandbox&) = delete;

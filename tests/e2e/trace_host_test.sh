@@ -8,6 +8,9 @@
 # only the kernel tracepoint can show (a cgroup.kill write names no process). Between runs the
 # kept instance is tampered with as a dead or foreign user could leave it: a live stranger's pid
 # in set_event_pid, stale barrier markers in its buffer, its trigger gone.
+#
+# A prompt reader: while a traced case runs, the run's thread that translates the events is
+# real-time (SCHED_FIFO), and nothing in the sandbox inherits that.
 #   trace_host_test.sh BUILD_BIN_DIR SOURCE_DIR
 set -uo pipefail
 bin=$1/reapcheck
@@ -86,6 +89,35 @@ run plain
 [ -z "$(kept)" ] || fail "a run that keeps none left $(kept)"
 grep -q "1 tracing instance" "$work/plain.out" ||
   fail "the run did not say it removed $name: $(cat "$work/plain.out")"
+
+# Two cases held open in turn by their reapers, which say they run and then wait on a FIFO. While
+# the first runs, the run makes the second's sandbox; both are looked at meanwhile.
+mkdir -m 1777 "$work/share"
+mkfifo -m 666 "$work/share/started" "$work/share/never"
+held_reaper() { echo "exec:sh -c 'echo $1 >$work/share/started; read x <$work/share/never'"; }
+REAPCHECK_SHARE=$work/share "$bin" run -q -j 1 --scenario plain-child \
+  --reaper "$(held_reaper one)" --reaper "$(held_reaper two)" >"$work/held-case.out" 2>&1 &
+held=$!
+read -r _ <"$work/share/started"
+ps -eLo pid=,cls= | awk -v run="$held" '$1 == run && $2 == "FF"' | grep -q . ||
+  fail "no thread of run $held is real-time while its traced case runs: $(ps -Lo tid,cls,comm -p "$held")"
+# Everything below the run: this case's sandbox (PID 1, the tree, the reaper) and the next's.
+below() {
+  ps -e -o pid=,ppid=,cls=,comm= | awk -v run="$held" '
+    { parent[$1] = $2; line[$1] = $0 }
+    END { for (p in parent) { q = parent[p]; while (q > 1 && q != run) q = parent[q]
+          if (q == run) print line[p] } }'
+}
+below >"$work/below"
+inherited=$(awk '$3 != "TS"' "$work/below")
+[ -z "$inherited" ] || fail "processes below run $held inherited its real-time policy: $inherited"
+sandboxes=$(awk -v run="$held" '$2 == run' "$work/below" | wc -l)
+[ "$sandboxes" -ge 2 ] ||
+  fail "$sandboxes sandbox(es) below run $held, not this case's and the next's: nothing was looked at"
+echo go >"$work/share/never"
+read -r _ <"$work/share/started"
+echo go >"$work/share/never"
+wait "$held"
 
 echo "trace_host: $failures failed"
 [ "$failures" -eq 0 ]
