@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 
+#include "bench/ctest_matrix.h"
 #include "bench/markdown.h"
 #include "bench/plot.h"
 #include "bench/reap.h"
@@ -119,6 +121,24 @@ int unexpected_in(const RunResult& run, const Note& note) {
   return n;
 }
 
+// The built-in matrix as CTest runs it, one process per scenario, its output in ctest-matrix.log
+// beside bench.json.
+void measure_ctest_matrix(const BenchArgs& args, BenchResult& result, const Note& note) {
+  std::filesystem::create_directories(args.out_dir);
+  const std::filesystem::path log = std::filesystem::path(args.out_dir) / "ctest-matrix.log";
+  const CtestTiming ctest = time_ctest_matrix(args.jobs, log);
+  result.ctest_matrix_wall_s = ctest.wall_s;
+  result.ctest_matrix_status = ctest.status;
+  result.ctest_matrix_not_measured = ctest.why_not;
+  if (!ctest.wall_s) {
+    note("ctest -L matrix: not measured: " + ctest.why_not);
+    return;
+  }
+  note(fmt::format(
+      "ctest -j{} -L matrix: {:.1f} s{}", args.jobs, *ctest.wall_s,
+      ctest.status == 0 ? "" : fmt::format(" (exit {}: see {})", ctest.status, log.string())));
+}
+
 // The built-in matrix with and without the signal ledger, then the --presets matrix (the
 // built-ins and every preset), each timed.
 void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchResult& result,
@@ -139,6 +159,7 @@ void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchRes
   result.matrix_wall_no_ledger_s = time_matrix(inputs, builtins, args.jobs, false).wall_s;
   note(fmt::format("built-in matrix without the signal ledger: {:.1f} s",
                    *result.matrix_wall_no_ledger_s));
+  measure_ctest_matrix(args, result, note);
   if (args.no_presets) {
     note("--presets matrix: skipped (--no-presets)");
     return;
@@ -219,7 +240,8 @@ int run_bench(const ScenarioSet& inputs, const BenchArgs& args) {
                Interrupted(interrupted).what());
     return kExitInterrupted;
   }
-  return result.all_killed && result.matrix_unexpected == 0 && result.presets_matrix_unexpected == 0
+  return result.all_killed && result.matrix_unexpected == 0 &&
+                 result.presets_matrix_unexpected == 0 && result.ctest_matrix_status == 0
              ? kExitOk
              : kExitDeviation;
 }

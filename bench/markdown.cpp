@@ -107,12 +107,25 @@ std::string matrix_cell(const std::optional<double>& wall_s, int cases, int jobs
                      unexpected);
 }
 
+std::string ctest_cell(const BenchResult& r) {
+  if (r.ctest_matrix_wall_s) {
+    return fmt::format(
+        "{:.1f} s{}", *r.ctest_matrix_wall_s,
+        r.ctest_matrix_status == 0
+            ? ""
+            : fmt::format(" (ctest exit {}: see ctest-matrix.log)", r.ctest_matrix_status));
+  }
+  if (!r.ctest_matrix_not_measured.empty()) return "not measured: " + r.ctest_matrix_not_measured;
+  return "not run (--quick)";
+}
+
 std::string harness_section(const BenchResult& r) {
   return fmt::format(
       "\n## Harness\n\n"
       "| | |\n|---|---|\n| Overhead per case (sandbox, bystanders, audit, teardown) | {} |\n"
       "| Whole trivial case | {} |\n| Built-in matrix | {} |\n"
       "| Built-in matrix without the signal ledger | {} |\n"
+      "| Built-in matrix through `ctest -L matrix` (one process per scenario) | {} |\n"
       "| `run --presets` matrix (the built-ins and every preset) | {} |\n"
       "| A leaking cell's watch after its reaper returned (the settle; worst cell) | {} |\n",
       r.case_overhead_ms >= 0 ? fmt::format("{:.1f} ms", r.case_overhead_ms) : "—",
@@ -120,6 +133,7 @@ std::string harness_section(const BenchResult& r) {
       matrix_cell(r.matrix_wall_s, r.matrix_cases, r.matrix_jobs, r.matrix_unexpected),
       r.matrix_wall_no_ledger_s ? fmt::format("{:.1f} s", *r.matrix_wall_no_ledger_s)
                                 : std::string("not run (--quick, --no-presets or --ledger-only)"),
+      ctest_cell(r),
       matrix_cell(r.presets_matrix_wall_s, r.presets_matrix_cases, r.matrix_jobs,
                   r.presets_matrix_unexpected),
       r.leak_watch_ms

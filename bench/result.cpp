@@ -77,6 +77,8 @@ void evaluate_targets(BenchResult& r) {
                        "ms"});
   r.targets.push_back({"built-in matrix wall time", "at most", 15, r.matrix_wall_s, "s"});
   r.targets.push_back({"--presets matrix wall time", "at most", 45, r.presets_matrix_wall_s, "s"});
+  r.targets.push_back({"ctest -L matrix against reapcheck run on the same cells", "at most", 1.2,
+                       ratio(r.ctest_matrix_wall_s, r.matrix_wall_s), "×"});
   r.targets.push_back(cell_target("a leaking cell's wall time beyond its reaper's kill time", 100,
                                   r.leak_excess_ms, "ms"));
   r.targets.push_back(
@@ -161,6 +163,10 @@ void to_json(nlohmann::json& j, const BenchResult& r) {
        {"matrix_cases", r.matrix_cases},
        {"matrix_unexpected", r.matrix_unexpected},
        {"matrix_jobs", r.matrix_jobs},
+       {"ctest_matrix_wall_s",
+        r.ctest_matrix_wall_s ? nlohmann::json(*r.ctest_matrix_wall_s) : nlohmann::json()},
+       {"ctest_matrix_status", r.ctest_matrix_status},
+       {"ctest_matrix_not_measured", r.ctest_matrix_not_measured},
        {"presets_matrix_wall_s",
         r.presets_matrix_wall_s ? nlohmann::json(*r.presets_matrix_wall_s) : nlohmann::json()},
        {"presets_matrix_cases", r.presets_matrix_cases},

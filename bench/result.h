@@ -65,6 +65,11 @@ struct BenchResult {
   int matrix_cases = 0;
   int matrix_unexpected = 0;
   int matrix_jobs = 0;
+  // The built-in matrix through `ctest -L matrix` (ctest_matrix.h): its wall time, ctest's exit
+  // status, or why it was not measured.
+  std::optional<double> ctest_matrix_wall_s;
+  int ctest_matrix_status = 0;
+  std::string ctest_matrix_not_measured;
   // `reapcheck run --presets`: the built-ins and every preset on every scenario.
   std::optional<double> presets_matrix_wall_s;
   int presets_matrix_cases = 0;

@@ -11,8 +11,9 @@ Command bench_command(CLI::App& app, const GlobalArgs& global) {
       "bench",
       "Measure snapshot cost, each reaper's kill-to-all-dead time on wide trees (the built-ins "
       "and the presets) and a deep chain, the harness's overhead per case and the matrices' "
-      "wall time, against the targets; writes bench.json, bench.md (the table) and bench.svg (the "
-      "plot)");
+      "wall time (the built-in one also through ctest -L matrix, run from a build tree), against "
+      "the targets; writes bench.json, bench.md (the table), bench.svg (the plot) and "
+      "ctest-matrix.log");
   cmd->add_flag("--quick", args->quick,
                 "Trees up to 1,000 members, one run each, no matrix: a few minutes");
   cmd->add_flag("--no-presets", args->no_presets,

@@ -57,7 +57,9 @@ perl -MJSON::PP -e '
   die "--quick must not time the matrix\n" unless exists $b->{matrix_wall_s} && !defined $b->{matrix_wall_s};
   die "--quick must not time the --presets matrix\n"
     unless exists $b->{presets_matrix_wall_s} && !defined $b->{presets_matrix_wall_s};
-  die "targets: " . @{ $b->{targets} } . "\n" unless @{ $b->{targets} } == 9;
+  die "--quick must not time ctest -L matrix\n"
+    unless exists $b->{ctest_matrix_wall_s} && !defined $b->{ctest_matrix_wall_s};
+  die "targets: " . @{ $b->{targets} } . "\n" unless @{ $b->{targets} } == 10;
 ' "$work/b.json" "$presets" $ids || { echo "FAIL: bench.json"; exit 1; }
 
 grep -q '^| spawn | [0-9.]* | — | the fixture' "$work/out/bench.md" ||
