@@ -80,8 +80,7 @@ std::vector<Setting> settings() {
       // CLOCK_MONOTONIC: the case's steady_clock (reads back as the list, "[mono]" chosen).
       {"trace_clock", "mono", ""},
       {"buffer_percent", "0", "0\n"},  // poll() wakes at the first event, not half a buffer
-      // What a followed thread forks, at any depth, is followed: every sandbox it clones. A
-      // followed task that exits leaves set_event_pid by itself.
+      // What a followed thread forks, at any depth, is followed: every sandbox it clones.
       {"options/event-fork", "1", "1\n"},
       {"events/signal/signal_generate/filter", std::string(kWanted), std::string(kWanted)},
       // The stack is the signal's alone (a trigger, recorded right after the event it
@@ -123,17 +122,18 @@ bool configured(int dir) {
 constexpr const char* kKeptSlots = "/run/reapcheck/trace-slots";
 constexpr int kMaxKept = 64;
 
+// Slot N's lock, when no other process holds it.
 UniqueFd lock_kept_slot(int slot) {
+  ::mkdir("/run/reapcheck", 0700);
+  ::mkdir(kKeptSlots, 0700);
   const std::string path = fmt::format("{}/{}", kKeptSlots, slot);
   UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
   if (fd && ::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) return fd;
   return {};
 }
 
-// The first free slot and its lock; nullopt when the folder cannot be made or all are taken.
+// The first free slot and its lock; nullopt when none can be locked.
 std::optional<std::pair<int, UniqueFd>> take_kept_slot() {
-  ::mkdir("/run/reapcheck", 0700);
-  if (::mkdir(kKeptSlots, 0700) != 0 && errno != EEXIST) return std::nullopt;
   for (int slot = 0; slot < kMaxKept; ++slot) {
     if (UniqueFd lock = lock_kept_slot(slot)) return std::pair{slot, std::move(lock)};
   }
@@ -163,8 +163,8 @@ struct TraceInstance {
 
   // Traces what the calling thread forks from now on. One write per thread for the process's
   // life: each write of set_event_pid waits for an RCU grace period (10-30 ms). The first one
-  // replaces whatever a kept instance's last user left (its tasks leave by themselves as they
-  // exit; a pid written for a task that never existed would not).
+  // replaces what a kept instance's last user left there: its threads' ids, dead now, which an
+  // unrelated process may take.
   void follow_this_thread() {
     if (!followed.insert(::gettid()).second) return;
     const bool first = followed.size() == 1;

@@ -17,9 +17,9 @@
 // filter, the trigger and each event), which a process running a few cases pays for each. With
 // REAPCHECK_KEEP_TRACE=1 (CTest's matrix tests, one process per scenario) a process takes a
 // free kept instance, reapcheck-kept-N, and leaves it for the next: nothing of the last user's
-// reaches a case, whose begin() drains the buffer, and the last user's tasks left set_event_pid
-// as they exited. Any process that keeps none removes the kept ones no process uses
-// (`reapcheck clean`, and every run as it starts).
+// reaches a case, whose begin() drains the buffer, and the first thread it follows replaces the
+// last user's in set_event_pid. Any process that keeps none removes the kept ones no process
+// uses (`reapcheck clean`, and every run as it starts).
 #pragma once
 
 #include <sys/types.h>

@@ -263,10 +263,11 @@ SandboxOutcome Sandbox::run(const std::string& request, std::chrono::millisecond
   Parts& p = *parts_;
   if (p.failed) return *p.failed;
   if (KernelSignalTrace* tracing = p.tracing()) tracing->begin();
-  const PromptTracing prompt(p.tracing() != nullptr);
   const auto until = std::chrono::steady_clock::now() + deadline;
   // Refused only when PID 1 failed setting itself up: its reason is on `out`.
   if (send_request(p.case_go.get(), request) && meanwhile) meanwhile();
+  // Not while `meanwhile` makes the next sandbox: that would take a CPU from this case's start.
+  const PromptTracing prompt(p.tracing() != nullptr);
   std::optional<std::string> output = read_until_exit(p.out.get(), until, p.tracing());
   if (!output) {
     return {SandboxOutcome::Status::timed_out,
