@@ -12,11 +12,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+. "$(dirname "$0")/failures.sh"
 
 mkdir "$work/tmp"
 # The reaper: says it is running, then waits on a FIFO nobody ever writes; both in a folder

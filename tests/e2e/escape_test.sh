@@ -21,7 +21,7 @@ chmod 755 "$work"  # so that only the sandbox, not permissions, keeps the case o
 shared=$(mktemp -d -p "$(cd "$1/.." && pwd)")
 chmod 1777 "$shared"  # a host directory outside /tmp that anyone may write
 mark=reapcheck-canary-$$-$RANDOM
-failures=0
+. "$(dirname "$0")/failures.sh"
 started=()
 cleanup() {
   {
@@ -32,10 +32,6 @@ cleanup() {
   rm -rf "$work" "$shared" "/run/$mark.sock" "/tmp/$mark.escaped"
 }
 trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
 
 # Whether process PID (the test's own) runs: it exists and is not a zombie.
 alive() { [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" ] &&

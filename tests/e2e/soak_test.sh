@@ -8,11 +8,7 @@ bin=$1
 soak=$(dirname "$0")/../../scripts/soak
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+. "$(dirname "$0")/failures.sh"
 small=(--scenario plain-child --reaper cgroup)
 
 "$soak" --hogs 1 --bin "$bin" --out "$work/clean" "${small[@]}" --repeat 2 \

@@ -28,11 +28,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+. "$(dirname "$0")/failures.sh"
 
 # SCRIPT runs with the current directory at tracefs's instances/, mounted privately.
 in_tracefs() {
