@@ -28,6 +28,7 @@ BenchResult sample() {
   r.case_overhead_ms = 2.5;
   r.matrix_wall_s = 75;
   r.matrix_wall_no_ledger_s = 60;
+  r.ctest_matrix_wall_s = 97.5;
   r.matrix_jobs = 2;
   r.presets_matrix_wall_s = 512.5;
   r.presets_matrix_cases = 1116;
@@ -49,7 +50,7 @@ const TargetCheck& target(const BenchResult& r, std::string_view prefix) {
 
 TEST(BenchTargets, RatiosComeFromTheSamplesOfTheSameRun) {
   const BenchResult r = sample();
-  ASSERT_EQ(r.targets.size(), 9u);
+  ASSERT_EQ(r.targets.size(), 10u);
   // The snapshot nearest 1,000 processes: 42,000 / 12,000.
   EXPECT_DOUBLE_EQ(*target(r, "process-table snapshot").measured, 3.5);
   EXPECT_FALSE(target(r, "process-table snapshot").met());
@@ -61,7 +62,9 @@ TEST(BenchTargets, RatiosComeFromTheSamplesOfTheSameRun) {
   EXPECT_FALSE(target(r, "built-in matrix").met());
   EXPECT_DOUBLE_EQ(*target(r, "the signal ledger's cost").measured, 25.0);  // 75 / 60 - 1
   EXPECT_FALSE(target(r, "the signal ledger's cost").met());
-  EXPECT_FALSE(target(r, "--presets matrix").met());  // 512.5 s against 45
+  EXPECT_FALSE(target(r, "--presets matrix").met());              // 512.5 s against 45
+  EXPECT_DOUBLE_EQ(*target(r, "ctest -L matrix").measured, 1.3);  // 97.5 / 75
+  EXPECT_FALSE(target(r, "ctest -L matrix").met());               // 1.2 at most
 }
 
 TEST(BenchTargets, CellTargetsNameTheirWorstCell) {
@@ -135,8 +138,12 @@ TEST(BenchTargets, UnmeasuredIsNeitherMetNorMissed) {
   BenchResult r = sample();
   r.matrix_wall_s.reset();
   r.reap.clear();
+  r.ctest_matrix_wall_s.reset();
+  r.ctest_matrix_not_measured = "not run from a build tree";
   evaluate_targets(r);
   EXPECT_FALSE(target(r, "built-in matrix").measured);
+  EXPECT_FALSE(target(r, "ctest -L matrix").measured);
+  EXPECT_NE(bench_markdown(r).find("not measured: not run from a build tree"), std::string::npos);
   EXPECT_FALSE(target(r, "cgroup against").measured);
   const nlohmann::json j = r;
   EXPECT_TRUE(j["matrix_wall_s"].is_null());
