@@ -82,11 +82,12 @@ CtestTiming time_ctest_matrix(int jobs, const std::filesystem::path& log) {
                    {"--test-dir", build->string(), "-j", std::to_string(jobs), "-L", "matrix"},
                    bp::process_stdio{nullptr, out.get(), out.get()}, OwnGroupDefaultInterrupts{});
   const pid_t group = proc.id();
+  // Without a pidfd (it cannot fail for a child not yet waited for) an interrupt is not seen.
   const std::optional<reaper::UniqueFd> pidfd = reaper::pidfd_open(group);
   pollfd fds[2] = {{pidfd ? pidfd->get() : -1, POLLIN, 0}, {interrupt_fd(), POLLIN, 0}};
-  while (::poll(fds, 2, -1) < 0 && errno == EINTR) {
+  while (pidfd && ::poll(fds, 2, -1) < 0 && errno == EINTR) {
   }
-  const bool interrupted = (fds[1].revents & POLLIN) != 0;
+  const bool interrupted = pidfd && (fds[1].revents & POLLIN) != 0;
   if (interrupted) ::kill(-group, SIGTERM);  // ctest and its tests: the group it leads
   proc.wait();
   t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -10,9 +10,10 @@
 
 #include "harness/engine/case.h"
 #include "harness/sandbox/pids_group.h"
-#include "harness/sandbox/sandbox.h"
 
 namespace reapcheck {
+
+class Sandbox;
 
 class CaseSeries {
  public:
