@@ -23,8 +23,9 @@
 namespace reaper {
 namespace {
 
-// Runs in the forked child; reports a failure through `err_fd` (CLOEXEC, so a successful exec
-// closes it and the parent reads EOF).
+// Runs in the child, forked or sharing the parent's memory (spawn_shared: system calls only);
+// reports a failure through `err_fd` (CLOEXEC, so a successful exec closes it and the parent
+// reads EOF).
 // `in_cgroup`: it was cloned into options.cgroup already.
 [[noreturn]] void exec_child(const AgentSpec& spec, const SpawnOptions& options, bool in_cgroup,
                              int pty_slave, int err_fd, int parent_pidfd, char* const* argv,
@@ -100,18 +101,22 @@ Agent spawn_agent(const AgentSpec& spec, const SpawnOptions& options) {
   std::optional<UniqueFd> self;
   if (options.die_with_parent) self = pidfd_open(::getpid());
 
-  // A new PID namespace needs clone(); without flags this is fork().
   const int ns = options.new_pid_namespace ? CLONE_NEWPID : 0;
   bool in_cgroup = false;
-  const pid_t pid = clone_child(ns, options.cgroup, &in_cgroup);
-  if (pid < 0) {
-    throw_sys(std::string(ns ? "clone(CLONE_NEWPID)" : "fork") +
-              (options.cgroup.empty() ? "" : " into " + options.cgroup));
-  }
-  if (pid == 0) {
+  auto child = [&] {
     exec_child(spec, options, in_cgroup, slave.get(), err.write.get(), self ? self->get() : -1,
                argv.data(), envp.data());
+  };
+  // Sharing this process's memory until the exec, as posix_spawn does, copies none of it. Only
+  // clone3 starts a child in a cgroup, and clone3 on a stack of its own needs assembly: there
+  // the child is a fork.
+  const pid_t pid = options.cgroup.empty() ? spawn_shared(ns, child)
+                                           : clone_child(ns, options.cgroup, &in_cgroup);
+  if (pid < 0) {
+    throw_sys(std::string(ns ? "clone(CLONE_NEWPID)" : "clone") +
+              (options.cgroup.empty() ? "" : " into " + options.cgroup));
   }
+  if (pid == 0) child();
 
   err.write.reset();
   slave.reset();

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "harness/sandbox/pid_placement.h"
 #include "harness/support/paths.h"
 #include "reaper/os/backoff.h"
+#include "reaper/os/clone.h"
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
@@ -63,7 +65,7 @@ Bystanders::Launch Bystanders::launch(const std::string& role,
 }
 
 void Bystanders::exec_helper(const Launch& l, int settled_fd) const {
-  init::reset_in_child();
+  init::reset_before_exec();
   if (l.own_session) ::setsid();
   if (settled_fd >= 0) ::close(settled_fd);  // its session and group are in place
   if (!l.cwd.empty() && ::chdir(l.cwd.c_str()) != 0) ::_exit(126);
@@ -105,9 +107,9 @@ pid_t Bystanders::begin(const std::string& role, const std::vector<std::string>&
   pid_t pid;
   {
     init::BlockChildSignals block;
-    pid = ::fork();
-    if (pid < 0) reaper::throw_sys("fork bystander " + role);
-    if (pid == 0) exec_helper(l);
+    auto child = [&] { exec_helper(l); };
+    pid = reaper::spawn_shared(0, child);  // a fork of PID 1 would copy its memory for nothing
+    if (pid < 0) reaper::throw_sys("start bystander " + role);
     init::watch(pid);
   }
   add(pid, role, true);
@@ -127,7 +129,12 @@ bool Bystanders::try_place_decoy(pid_t pid, const std::string& role) {
     if (errno == EEXIST) return false;
     reaper::throw_sys("start decoy on pid " + std::to_string(pid));
   }
-  if (child == 0) exec_helper(l, settled.write.get());
+  if (child == 0) {
+    // A copy of PID 1's memory, undumpable as PID 1 is: a reaper reading the decoy's /proc
+    // files once it is settled, before its exec, must find them readable, as a process's are.
+    ::prctl(PR_SET_DUMPABLE, 1);
+    exec_helper(l, settled.write.get());
+  }
   settled.write.reset();
   char byte = 0;
   while (::read(settled.read.get(), &byte, 1) < 0 && errno == EINTR) {

@@ -85,6 +85,10 @@ void reset_in_child() {
   // PID 1 alone is undumpable (pid_one.cpp): the reaper host and what it forks without an exec
   // are the case's, whose reapers may read their /proc files as they would anywhere.
   ::prctl(PR_SET_DUMPABLE, 1);
+  reset_before_exec();
+}
+
+void reset_before_exec() {
   ::signal(SIGCHLD, SIG_DFL);
   sigset_t none;
   sigemptyset(&none);

@@ -36,4 +36,9 @@ class BlockChildSignals {
 // For a forked child: SIGCHLD back to default, every signal unblocked, and dumpable again.
 void reset_in_child();
 
+// For a child about to exec, forked or sharing PID 1's memory (reaper::spawn_shared): SIGCHLD
+// back to default and every signal unblocked. Dumpability is the memory map's, which the exec
+// replaces with a dumpable one; set here, it would be the shared map's, PID 1's.
+void reset_before_exec();
+
 }  // namespace reapcheck::init

@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -31,6 +33,53 @@ pid_t clone_child(int flags, const std::string& cgroup, bool* joined) {
   }
   // Without CLONE_VM or a new stack, clone() is fork() with flags.
   return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0));
+}
+
+namespace {
+
+struct SharedStart {
+  void (*run)(void*);
+  void* arg;
+};
+
+int start_shared(void* p) {
+  // A handler would run on this process's memory, and the parent's state with it; an ignored
+  // signal stays ignored, as across a fork and an exec.
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction sa {};
+    if (::sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler != SIG_DFL &&
+        sa.sa_handler != SIG_IGN) {
+      sa = {};
+      sa.sa_handler = SIG_DFL;
+      ::sigaction(sig, &sa, nullptr);
+    }
+  }
+  const auto* start = static_cast<const SharedStart*>(p);
+  start->run(start->arg);
+  ::_exit(127);  // `run` returned without an exec
+}
+
+}  // namespace
+
+pid_t spawn_shared(int flags, void (*run)(void*), void* arg) {
+  // The child's stack: the caller's is in use, by this very call. CLONE_VFORK keeps it mapped
+  // until the child has exec'd or exited. execvpe() builds its path candidates on it.
+  constexpr size_t kStack = 256 * 1024;
+  void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) return -1;
+  sigset_t all;
+  sigset_t old;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  SharedStart start{run, arg};
+  const pid_t pid = ::clone(start_shared, static_cast<char*>(stack) + kStack,
+                            CLONE_VM | CLONE_VFORK | flags | SIGCHLD, &start);
+  const int err = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  ::munmap(stack, kStack);
+  errno = err;
+  return pid;
 }
 
 }  // namespace reaper

@@ -1,6 +1,8 @@
 #include "reaper/os/clone.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,6 +56,89 @@ TEST(CloneChild, StartsTheChildInTheCgroupItIsGiven) {
   errno = 0;
   EXPECT_EQ(clone_child(0, area.path() + "/missing"), -1);
   EXPECT_EQ(errno, ENOENT);
+}
+
+// How a child ended: WIFEXITED's code, or 128 + the signal that killed it.
+int ended(pid_t pid) {
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// What spawn_shared's children write here, this process reads: the memory is shared, not copied.
+volatile sig_atomic_t handled = 0;
+
+TEST(SpawnShared, TheChildWritesThisProcesssMemoryUntilItExits) {
+  volatile int seen = 0;
+  auto child = [&] {
+    seen = ::getpid();
+    ::_exit(0);
+  };
+  const pid_t pid = spawn_shared(0, child);
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(seen, pid);  // a fork would have written its own copy; and it has run already
+  EXPECT_EQ(ended(pid), 0);
+}
+
+TEST(SpawnShared, NoHandlerOfThisProcessRunsInTheChild) {
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { handled = handled + 1; };
+  struct sigaction old {};
+  ASSERT_EQ(::sigaction(SIGUSR1, &sa, &old), 0);
+  handled = 0;
+  volatile int ignored = 0;
+  auto child = [&] {
+    struct sigaction now {};
+    ::sigaction(SIGUSR2, nullptr, &now);
+    ignored = now.sa_handler == SIG_IGN ? 1 : 2;
+    ::kill(::getpid(), SIGUSR1);  // pending: the child starts with every signal blocked
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);  // delivered here, with the default action
+    ::_exit(0);
+  };
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  struct sigaction old_usr2 {};
+  ASSERT_EQ(::sigaction(SIGUSR2, &ignore, &old_usr2), 0);
+  const pid_t pid = spawn_shared(0, child);
+  ::sigaction(SIGUSR1, &old, nullptr);
+  ::sigaction(SIGUSR2, &old_usr2, nullptr);
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(ended(pid), 128 + SIGUSR1);  // the default action: the handler was not inherited
+  EXPECT_EQ(handled, 0);                 // and did not run on this process's memory
+  EXPECT_EQ(ignored, 1);                 // an ignored signal stays ignored, as across exec
+}
+
+TEST(SpawnShared, LeavesTheCallersSignalMaskAsItWas) {
+  sigset_t usr1;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  sigset_t before;
+  ASSERT_EQ(::pthread_sigmask(SIG_BLOCK, &usr1, &before), 0);
+  auto child = [] { ::_exit(0); };
+  const pid_t pid = spawn_shared(0, child);
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(ended(pid), 0);
+  sigset_t after;
+  ::pthread_sigmask(SIG_SETMASK, &before, &after);
+  EXPECT_TRUE(sigismember(&after, SIGUSR1));
+  EXPECT_FALSE(sigismember(&after, SIGTERM));  // not the all-blocked mask the child starts with
+}
+
+TEST(SpawnShared, TakesCloneFlagsAndExecs) {
+  if (::geteuid() != 0) GTEST_SKIP() << "a PID namespace needs root here";
+  volatile int pid_inside = 0;
+  auto child = [&] {
+    pid_inside = ::getpid();
+    char* const argv[] = {const_cast<char*>("true"), nullptr};
+    ::execvp(argv[0], argv);
+    ::_exit(127);
+  };
+  const pid_t pid = spawn_shared(CLONE_NEWPID, child);
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(pid_inside, 1);
+  EXPECT_EQ(ended(pid), 0);  // true ran
 }
 
 }  // namespace
