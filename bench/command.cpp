@@ -11,6 +11,7 @@
 #include "bench/ctest_matrix.h"
 #include "bench/markdown.h"
 #include "bench/plot.h"
+#include "bench/process_costs.h"
 #include "bench/reap.h"
 #include "bench/snapshot.h"
 #include "harness/catalog/catalog.h"
@@ -193,6 +194,9 @@ void measure(const ScenarioSet& inputs, const BenchArgs& args, BenchResult& resu
   result.case_phases_ms = overhead.phases;
   note(fmt::format("harness overhead per case: {:.1f} ms (whole trivial case {:.1f} ms)",
                    overhead.overhead_ms, overhead.case_ms));
+  const ProcessCosts& costs = result.process_costs = measure_process_costs(args.quick ? 11 : 31);
+  note(fmt::format("this machine: fork {:.2f} ms, spawn and exec {:.2f} ms, perl -e 0 {:.2f} ms",
+                   costs.fork_ms, costs.spawn_ms, costs.perl_ms));
   measure_snapshots(args, result, note);
   measure_builtin_reaps(args, result, note);
   measure_preset_reaps(args, result, note);

@@ -119,17 +119,26 @@ std::string ctest_cell(const BenchResult& r) {
   return "not run (--quick)";
 }
 
+std::string process_costs_cell(const ProcessCosts& c) {
+  const auto ms = [](double v) { return v >= 0 ? fmt::format("{:.2f} ms", v) : std::string("—"); };
+  return fmt::format("{}; {}; {}", ms(c.fork_ms), ms(c.spawn_ms), ms(c.perl_ms));
+}
+
 std::string harness_section(const BenchResult& r) {
   return fmt::format(
       "\n## Harness\n\n"
       "| | |\n|---|---|\n| Overhead per case (sandbox, bystanders, audit, teardown) | {} |\n"
-      "| Whole trivial case | {} |\n| Built-in matrix | {} |\n"
+      "| Whole trivial case | {} |\n"
+      "| This machine's process starts (medians): a fork of the bench process; a spawn and exec "
+      "of /bin/true; `perl -e 0` | {} |\n"
+      "| Built-in matrix | {} |\n"
       "| Built-in matrix without the signal ledger | {} |\n"
       "| Built-in matrix through `ctest -L matrix` (one process per scenario) | {} |\n"
       "| `run --presets` matrix (the built-ins and every preset) | {} |\n"
       "| A leaking cell's watch after its reaper returned (the settle; worst cell) | {} |\n",
       r.case_overhead_ms >= 0 ? fmt::format("{:.1f} ms", r.case_overhead_ms) : "—",
       r.case_ms >= 0 ? fmt::format("{:.1f} ms", r.case_ms) : "—",
+      process_costs_cell(r.process_costs),
       matrix_cell(r.matrix_wall_s, r.matrix_cases, r.matrix_jobs, r.matrix_unexpected),
       r.matrix_wall_no_ledger_s ? fmt::format("{:.1f} s", *r.matrix_wall_no_ledger_s)
                                 : std::string("not run (--quick, --no-presets or --ledger-only)"),

@@ -9,6 +9,7 @@
 
 #include "bench/cell_figures.h"
 #include "bench/phases.h"
+#include "bench/process_costs.h"
 
 namespace reapcheck {
 
@@ -56,6 +57,7 @@ struct BenchResult {
   std::vector<ReapSample> reap;
   double case_overhead_ms = -1;  // sandbox set-up, bystanders, audit and teardown per case
   double case_ms = -1;           // the whole trivial case, for scale
+  ProcessCosts process_costs;    // this machine's, which every case's set-up sits on
   // Where a case's time goes: the trivial case's phases (the median of each) and the built-in
   // matrix's (the mean per case).
   std::vector<PhaseTime> case_phases_ms;

@@ -48,6 +48,9 @@ perl -MJSON::PP -e '
     die "$preset: no verdict\n" unless $r->{verdict} ne "";
   }
   die "case_overhead_ms missing\n" unless $b->{case_overhead_ms} > 0;
+  for my $start (qw(fork_ms spawn_ms perl_ms)) {
+    die "process_costs.$start missing\n" unless $b->{process_costs}{$start} > 0;
+  }
   # Where the time of the trivial case went, phase by phase, in the order they ran; --quick runs
   # no matrix, so it has no matrix phases.
   my @phases = map { $_->[0] } @{ $b->{case_phases_ms} };

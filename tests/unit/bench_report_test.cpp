@@ -26,6 +26,7 @@ BenchResult sample() {
   r.reap.push_back({"tini-group", "wide", 1000, 140.0, 141, 1, "pass", true});
   r.reap.push_back({"tini", "wide", 1000, -1, 301, 1, "leak", true});
   r.case_overhead_ms = 2.5;
+  r.process_costs = {2.25, 3.5, -1};  // no perl
   r.matrix_wall_s = 75;
   r.matrix_wall_no_ledger_s = 60;
   r.ctest_matrix_wall_s = 97.5;
@@ -166,6 +167,15 @@ TEST(BenchJson, HoldsTheFieldsTheIssueNames) {
   EXPECT_DOUBLE_EQ(j["case_overhead_ms"].get<double>(), 2.5);
   EXPECT_EQ(j["leak_excess_ms"]["cell"], "setsid-escape × pgroup");
   EXPECT_DOUBLE_EQ(j["matrix_wall_s"].get<double>(), 75);
+}
+
+TEST(BenchMarkdown, SaysWhatStartingAProcessCostsHere) {
+  const std::string md = bench_markdown(sample());
+  EXPECT_NE(md.find("`perl -e 0` | 2.25 ms; 3.50 ms; — |"), std::string::npos) << md;
+  const nlohmann::json j = sample();
+  EXPECT_DOUBLE_EQ(j["process_costs"]["fork_ms"].get<double>(), 2.25);
+  EXPECT_DOUBLE_EQ(j["process_costs"]["spawn_ms"].get<double>(), 3.5);
+  EXPECT_DOUBLE_EQ(j["process_costs"]["perl_ms"].get<double>(), -1);
 }
 
 TEST(BenchMarkdown, ShowsWhereACasesTimeGoesSideBySide) {
