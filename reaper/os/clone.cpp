@@ -64,7 +64,7 @@ int start_shared(void* p) {
 pid_t spawn_shared(int flags, void (*run)(void*), void* arg) {
   // The child's stack: the caller's is in use, by this very call. CLONE_VFORK keeps it mapped
   // until the child has exec'd or exited. execvpe() builds its path candidates on it.
-  constexpr size_t kStack = 256 * 1024;
+  constexpr size_t kStack = size_t{256} * 1024;
   void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return -1;
