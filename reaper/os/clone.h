@@ -26,7 +26,20 @@ pid_t clone_child(int flags, const std::string& cgroup = {}, bool* joined = null
 // handler of this process runs on the shared memory; it sets the mask it wants. It shares the
 // heap and the calling thread's errno, so it may only make system calls on what the caller
 // prepared: no allocation, and nothing that changes the memory map (prctl(PR_SET_DUMPABLE) is
-// the shared mm's too). Returns the child's pid, or -1 with errno.
+// the shared mm's too). Returns the child's pid, or -1 with errno. Built with AddressSanitizer,
+// which cannot follow the child onto its own stack, the child is a copy instead (clone.cpp):
+// kSpawnSharesMemory says which.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSpawnSharesMemory = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kSpawnSharesMemory = false;
+#else
+inline constexpr bool kSpawnSharesMemory = true;
+#endif
+#else
+inline constexpr bool kSpawnSharesMemory = true;
+#endif
 template <class Child>
 pid_t spawn_shared(int flags, Child& child) {
   return spawn_shared(
