@@ -14,9 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "reaper/os/pidfd.h"
-#include "reaper/os/proc_table.h"
-
 namespace reaper {
 namespace {
 
