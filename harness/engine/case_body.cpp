@@ -424,6 +424,7 @@ class CaseBody {
     sibling.cwd = sibling_tree.string();
     sibling.env = bystanders.env();
     sibling.env.push_back("REAPCHECK_FIXTURE_LOG=" + log_.string());
+    sibling.env.push_back("REAPCHECK_C_MEMBER=" + helper_path("reapcheck-c-member"));
     sibling.inherit_fds = {bystanders.ready_fd()};
     sibling.output_fd = log_fd_.get();
     return sibling;

@@ -31,6 +31,7 @@ nlohmann::json tree_spec(const TreeNode& node) {
   if (!node.cgroup.empty()) j["cgroup"] = node.cgroup;
   if (node.freeze) j["freeze"] = true;
   if (node.vfork_hold) j["vfork_hold"] = true;
+  if (node.c_member) j["c_member"] = true;
   for (auto [key, on] :
        {std::pair{"detached", node.detached}, {"unref", node.unref}, {"fork", node.fork}}) {
     if (on) j[key] = true;
@@ -120,6 +121,9 @@ std::vector<std::string> prepare_sibling(const Scenario& scenario,
   sibling.role = sibling_roles()[0];
   sibling.children.emplace_back();
   sibling.children.back().role = sibling_roles()[1];
+  // Built as the agent's tree is: by C members where the agent is one.
+  sibling.c_member = scenario.tree.c_member;
+  sibling.children.back().c_member = scenario.tree.c_member;
   // A command agent is a node program: its sibling is a node tree.
   const Fixture fixture = scenario.agent ? Fixture::node : scenario.fixture;
   return tree_command(sibling, fixture, worktree);

@@ -83,10 +83,10 @@ class Reader : public TomlReader {
   TreeNode attributes(const toml::table& t, bool is_root, std::set<std::string>& roles) const {
     grow(t, "role", 1, 0);
     only_keys(
-        t, {"role",      "setsid",    "setpgid",   "reap",      "ignore",    "exit_on",  "exec",
-            "hold",      "transient", "stop_self", "storm",     "via_shell", "on_pty",   "rename",
-            "copies",    "chain",     "detached",  "unref",     "fork",      "children", "threads",
-            "clear_env", "cgroup",    "freeze",    "vfork_hold"},
+        t, {"role",      "setsid",    "setpgid",   "reap",       "ignore",    "exit_on",  "exec",
+            "hold",      "transient", "stop_self", "storm",      "via_shell", "on_pty",   "rename",
+            "copies",    "chain",     "detached",  "unref",      "fork",      "children", "threads",
+            "clear_env", "cgroup",    "freeze",    "vfork_hold", "c_member"},
         "a tree node");
     TreeNode n;
     n.role = string_at(t, "role", true);
@@ -113,6 +113,7 @@ class Reader : public TomlReader {
     n.threads = string_at(t, "threads", false);
     n.clear_env = bool_at(t, "clear_env", false);
     n.vfork_hold = bool_at(t, "vfork_hold", false);
+    n.c_member = bool_at(t, "c_member", false);
     cgroup(t, n);
     check_threads(t, n, is_root);
     check_root(t, n, is_root);
@@ -344,13 +345,30 @@ class Reader : public TomlReader {
   void node_only(const TreeNode& n) const {
     if (n.setsid || n.setpgid || n.transient || n.stop_self || n.storm || n.via_shell || n.on_pty ||
         n.hold || !n.rename.empty() || !n.exec.empty() || !n.threads.empty() || n.clear_env ||
-        !n.cgroup.empty() || n.vfork_hold) {
+        !n.cgroup.empty() || n.vfork_hold || n.c_member) {
       throw InputError(
           fmt::format("{}: member '{}': the node fixture supports role, detached, "
                       "unref, fork, ignore, exit_on and children",
                       file().string(), n.role));
     }
     for (const auto& c : n.children) node_only(c);
+  }
+
+  // Marks everything below a c_member node as one too, and holds each to what the C member
+  // builds: a role and children.
+  void c_members(TreeNode& n, bool inside) const {
+    n.c_member = n.c_member || inside;
+    if (n.c_member &&
+        (n.setsid || n.setpgid || !n.reap || !n.ignore.empty() || !n.exit_on.empty() ||
+         !n.exec.empty() || n.hold || n.transient || n.stop_self || n.storm || n.via_shell ||
+         n.on_pty || !n.threads.empty() || n.vfork_hold || !n.rename.empty() || n.clear_env ||
+         !n.cgroup.empty() || n.freeze || n.detached || n.unref || n.fork)) {
+      throw InputError(
+          fmt::format("{}: member '{}' is a C member (c_member, or below one): it takes only "
+                      "role, children, copies and chain",
+                      file().string(), n.role));
+    }
+    for (auto& c : n.children) c_members(c, n.c_member);
   }
 
   void perl_only(const TreeNode& n) const {
@@ -391,6 +409,7 @@ class Reader : public TomlReader {
       return finish(s, root);
     }
     s.tree = node(*tree, true, roles, 1);
+    c_members(s.tree, s.tree.c_member);
     if (s.fixture == Fixture::node) {
       node_only(s.tree);
     } else {
@@ -412,9 +431,10 @@ class Reader : public TomlReader {
       c.request = CaseSetup::Request::orchestrator_killed;
     } else if (request == "from-agent") {
       c.request = CaseSetup::Request::from_agent;
-      if (s.agent || s.fixture != Fixture::perl) {
+      if (s.agent || s.fixture != Fixture::perl || s.tree.c_member) {
         fail(t.get("request")->source(),
-             "'from-agent' needs a perl [tree]: its agent runs the kill command");
+             "'from-agent' needs a perl [tree] whose agent is no c_member: its agent runs the "
+             "kill command");
       }
     } else if (!request.empty() && request != "reaper") {
       fail(t.get("request")->source(), "'request' is reaper, orchestrator-killed or from-agent");

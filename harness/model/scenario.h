@@ -35,7 +35,11 @@ struct TreeNode {
   // main-exits its main thread then exits, so /proc shows its leader as a zombie while it lives).
   std::string threads;
   bool vfork_hold = false;  // waits in vfork() for a child that never execs: SIGSTOP cannot stop it
-  std::string rename;       // rewrites its argv and comm to this
+  // This member and every one below it are reapcheck-c-member processes forked from one another
+  // without an interpreter: a scale scenario's tree at the kernel's fork speed. They have only a
+  // role and children (copies and chain expand as anywhere).
+  bool c_member = false;
+  std::string rename;  // rewrites its argv and comm to this
   // Re-execs itself with an empty environment (env -i), as sandboxes and some launchers do: an
   // environment variable that marks the tree is gone from it and from what it starts.
   bool clear_env = false;

@@ -270,6 +270,22 @@ perl -MJSON::PP -e '
 ' "$work/stuck.json" 2>"$work/err"
 check "the reaper waits without spinning (CPU under 20% of the kill)" $?
 
+# The C members read the spec themselves: a malformed one is refused with the file and offset,
+# a node that is not there by its path, and without a readiness channel nothing starts.
+c_member=$1/reapcheck-c-member
+printf '{"role":"a","children":[{"role":"b"},]}\n' >"$work/comma.json"
+REAPCHECK_READY_FD=1 run 1 "$c_member" tree "$work/comma.json" ""
+check "a C member refuses a malformed spec" $?
+grep -q "comma.json: expected a value at offset 37" "$work/err"
+check "and names the file and the offset" $?
+printf '{"role":"a","x":["\\"\\u0041"],"children":[{"role":"b","children":[]}]}\n' >"$work/c.json"
+REAPCHECK_READY_FD=1 run 1 "$c_member" tree "$work/c.json" "0.0"
+grep -q "has no node 0.0" "$work/err"
+check "a C member names a node the spec does not have" $?
+run 2 env -u REAPCHECK_READY_FD -u REAPCHECK_READY_SOCKET "$c_member" tree "$work/c.json" ""
+grep -q "neither REAPCHECK_READY_FD nor REAPCHECK_READY_SOCKET" "$work/err"
+check "a C member with nowhere to announce itself starts nothing" $?
+
 # The npm dev-server leak: pgroup leaves the detached watcher, its port still accepting.
 run 0 "$bin" run --scenario npm-dev-server --reaper pgroup --reaper proc-pidfd --json "$work/npm.json"
 check "npm-dev-server meets its expectations" $?

@@ -262,6 +262,40 @@ TEST(Scenario, FileNameMustBeAnId) {
             std::string::npos);
 }
 
+TEST(Scenario, CMembersMarkTheirSubtreeAndTakeOnlyRolesAndChildren) {
+  const std::string head = "description = \"d\"\n[tree]\nrole = \"agent\"\n";
+  Scenario s = parse_scenario(head +
+                                  "[[tree.children]]\nrole = \"link\"\nc_member = true\n"
+                                  "chain = 3\n[[tree.children.children]]\nrole = \"leaf\"\n"
+                                  "copies = 2\n",
+                              "scenarios/c.toml");
+  EXPECT_FALSE(s.tree.c_member);
+  const TreeNode* n = &s.tree.children.at(0);
+  for (int depth = 0; depth < 3; ++depth) {
+    EXPECT_TRUE(n->c_member) << n->role;
+    if (depth < 2) n = &n->children.at(0);
+  }
+  ASSERT_EQ(n->children.size(), 2u);
+  EXPECT_TRUE(n->children[1].c_member) << "below a c_member, every member is one";
+  EXPECT_EQ(s.member_count(), 6);
+
+  // Below a c_member, a member with anything but a role and children is refused, by name.
+  const std::string c_head = head + "c_member = true\n[[tree.children]]\nrole = \"child\"\n";
+  for (const char* key :
+       {"setsid = true", "ignore = [\"TERM\"]", "reap = false", "rename = \"x\"", "hold = true"}) {
+    const std::string e = error_of(c_head + key + "\n");
+    EXPECT_NE(e.find("member 'child' is a C member"), std::string::npos) << key << ": " << e;
+  }
+  EXPECT_NE(
+      error_of(head + "c_member = true\nsetsid = true\n").find("member 'agent' is a C member"),
+      std::string::npos);
+  EXPECT_NE(error_of("fixture = \"node\"\n" + head + "c_member = true\n").find("node fixture"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(head + "c_member = true\n[case]\nrequest = \"from-agent\"\n").find("no c_member"),
+      std::string::npos);
+}
+
 TEST(Scenario, EveryShippedScenarioLoads) {
   auto all = load_scenarios(std::filesystem::path(REAPCHECK_SOURCE_DIR) / "scenarios");
   EXPECT_GE(all.size(), 4u);
@@ -292,6 +326,27 @@ TEST(FixtureSpec, MirrorsTheNewMemberOptions) {
   EXPECT_EQ(j["cgroup"], "web/db");
   EXPECT_EQ(j["freeze"], true);
   EXPECT_FALSE(tree_spec(TreeNode{}).contains("cgroup"));
+}
+
+TEST(FixtureSpec, MarksCMembersAndTheSiblingFollowsTheAgent) {
+  Scenario s = parse_scenario(
+      "description = \"d\"\n[tree]\nrole = \"agent\"\nc_member = true\n"
+      "[[tree.children]]\nrole = \"leaf\"\n",
+      "scenarios/c.toml");
+  auto j = tree_spec(s.tree);
+  EXPECT_EQ(j["c_member"], true);
+  EXPECT_EQ(j["children"][0]["c_member"], true);
+  EXPECT_FALSE(tree_spec(TreeNode{}).contains("c_member"));
+
+  // The sibling agent is built the way the agent is.
+  const auto dir = std::filesystem::temp_directory_path() / "reapcheck-sibling-spec-test";
+  std::filesystem::remove_all(dir);
+  prepare_sibling(s, dir);
+  std::ifstream in(dir / ".reapcheck" / "spec.json");
+  const auto sibling = nlohmann::json::parse(in);
+  EXPECT_EQ(sibling["c_member"], true);
+  EXPECT_EQ(sibling["children"][0]["c_member"], true);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(FixtureSpec, AHeldMemberIgnoresTermAndExitsOnUsr1) {
