@@ -57,7 +57,7 @@ done
 
 check kill-by-name "\$c->{verdict} eq 'bystander-hit' &&
   grep { grep { \$_->{role} =~ /^sibling-/ } @{ \$_->{reached} } } $sent_outside" \
-  "bystander-hit in every scenario: the sibling agent's tree is killed by its interpreter's name"
+  "bystander-hit in every scenario: the sibling agent's tree is killed by its program's name"
 check stray-pid "\$c->{verdict} ne 'pass' && ($stray)" \
   "never passes, and the ledger shows the signal to a pid where nothing was"
 check returns-early "\$c->{verdict} ne 'pass' && (@{ \$c->{survivors} } ? \$c->{verdict} eq 'leak'
