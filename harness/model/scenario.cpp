@@ -30,6 +30,15 @@ constexpr std::pair<BystanderKind, std::string_view> kBystanderKinds[] = {
     {BystanderKind::recycled_pgid, "recycled-pgid"},
 };
 
+// Whether the member does anything in the perl fixture beyond having a role and children: its
+// session or group, its signals, its life before the kill, how it is started. A C helper member
+// can do none of it. (`freeze` needs `cgroup`.)
+bool acts_in_perl(const TreeNode& n) {
+  return n.setsid || n.setpgid || !n.ignore.empty() || !n.exit_on.empty() || !n.exec.empty() ||
+         n.hold || n.transient || n.stop_self || n.storm || n.via_shell || n.on_pty ||
+         !n.rename.empty() || n.clear_env || !n.cgroup.empty();
+}
+
 bool has_role(const TreeNode& n, const std::string& role) {
   if (n.role == role) return true;
   return std::any_of(n.children.begin(), n.children.end(),
@@ -170,10 +179,7 @@ class Reader : public TomlReader {
     if (!n.threads.empty() && n.threads != "main-exits" && n.threads != "fork-from-thread") {
       fail(t.get("threads")->source(), "'threads' is main-exits or fork-from-thread");
     }
-    if ((!n.threads.empty() || n.vfork_hold) &&
-        (is_root || !n.exec.empty() || n.setsid || n.setpgid || n.hold || n.transient ||
-         n.stop_self || n.storm || n.via_shell || n.on_pty || !n.rename.empty() ||
-         !n.ignore.empty() || !n.exit_on.empty() || n.clear_env || !n.cgroup.empty())) {
+    if ((!n.threads.empty() || n.vfork_hold) && (is_root || acts_in_perl(n))) {
       fail(t.get(n.vfork_hold ? "vfork_hold" : "threads")->source(),
            "a 'threads' or 'vfork_hold' member is a C helper: it takes only role, that key and "
            "children");
@@ -358,11 +364,8 @@ class Reader : public TomlReader {
   // builds: a role and children.
   void c_members(TreeNode& n, bool inside) const {
     n.c_member = n.c_member || inside;
-    if (n.c_member &&
-        (n.setsid || n.setpgid || !n.reap || !n.ignore.empty() || !n.exit_on.empty() ||
-         !n.exec.empty() || n.hold || n.transient || n.stop_self || n.storm || n.via_shell ||
-         n.on_pty || !n.threads.empty() || n.vfork_hold || !n.rename.empty() || n.clear_env ||
-         !n.cgroup.empty() || n.freeze || n.detached || n.unref || n.fork)) {
+    if (n.c_member && (acts_in_perl(n) || !n.reap || !n.threads.empty() || n.vfork_hold ||
+                       n.detached || n.unref || n.fork)) {
       throw InputError(
           fmt::format("{}: member '{}' is a C member (c_member, or below one): it takes only "
                       "role, children, copies and chain",
