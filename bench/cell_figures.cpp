@@ -1,5 +1,7 @@
 #include "bench/cell_figures.h"
 
+#include "bench/phases.h"
+
 namespace reapcheck {
 namespace {
 
@@ -7,24 +9,33 @@ std::string cell_of(const CaseResult& c) {
   return c.scenario + " × " + c.reaper;
 }
 
-// The largest `value(c)` over the cases `counts(c)` admits.
+// The case with the largest `value(c)` of those `counts(c)` admits, or null.
 template <typename Counts, typename Value>
-std::optional<CellFigure> worst(const RunResult& run, Counts counts, Value value) {
-  std::optional<CellFigure> out;
+const CaseResult* worst_case(const RunResult& run, Counts counts, Value value) {
+  const CaseResult* out = nullptr;
   for (const CaseResult& c : run.cases) {
     if (c.blocked || !counts(c)) continue;
-    const double v = value(c);
-    if (!out || v > out->value) out = CellFigure{v, cell_of(c)};
+    if (out == nullptr || value(c) > value(*out)) out = &c;
   }
   return out;
+}
+
+// The largest `value(c)` over the cases `counts(c)` admits, and its cell.
+template <typename Counts, typename Value>
+std::optional<CellFigure> worst(const RunResult& run, Counts counts, Value value) {
+  const CaseResult* c = worst_case(run, counts, value);
+  if (c == nullptr) return std::nullopt;
+  return CellFigure{value(*c), cell_of(*c)};
 }
 
 }  // namespace
 
 std::optional<CellFigure> worst_leak_excess(const RunResult& run) {
-  return worst(
-      run, [](const CaseResult& c) { return c.verdict == Verdict::leak; },
-      [](const CaseResult& c) { return c.case_ms - c.kill_ms; });
+  const auto excess = [](const CaseResult& c) { return c.case_ms - c.kill_ms; };
+  const CaseResult* c = worst_case(
+      run, [](const CaseResult& r) { return r.verdict == Verdict::leak; }, excess);
+  if (c == nullptr) return std::nullopt;
+  return CellFigure{excess(*c), cell_of(*c), phases_ms(*c, {"spawn", "tree"})};
 }
 
 std::optional<CellFigure> worst_leak_watch(const RunResult& run) {

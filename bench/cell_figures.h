@@ -11,10 +11,15 @@ namespace reapcheck {
 struct CellFigure {
   double value = 0;
   std::string cell;
+  // Of `value`, the part the figure's cell spent on what is not the harness's, where the
+  // figure says what that is (worst_leak_excess); -1 elsewhere.
+  double floor = -1;
 };
 
 // The leaking cell whose wall time most exceeds its reaper's kill time, by how many ms: what a
-// leak costs beyond the reaper's own work (set-up, settle, audit, teardown). Empty without one.
+// leak costs beyond the reaper's own work (set-up, settle, audit, teardown). Its floor is the
+// tree's start before the kill (the spawn and tree phases: the interpreters starting, the
+// members forking and announcing). Empty without one.
 std::optional<CellFigure> worst_leak_excess(const RunResult& run);
 
 // The leaking cell watched longest after its reaper returned, in ms: the settle's share of the

@@ -153,6 +153,7 @@ void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchRes
   result.leak_watch_ms = worst_leak_watch(run);
   result.reaper_cpu_percent = worst_reaper_cpu_share(run);
   result.matrix_phases_ms = phase_times(run.cases, PhaseStat::mean);
+  result.matrix_kill_s = phases_total_ms(run.cases, {"kill"}) / 1000;
   note(fmt::format("built-in matrix: {} cases in {:.1f} s on {} workers{}", run.cases.size(),
                    run.wall_s, args.jobs, result.matrix_unexpected == 0 ? "" : " (deviations!)"));
   // The same again without the signal ledger, for its cost. Verdicts that need the ledger
@@ -171,6 +172,7 @@ void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchRes
   result.presets_matrix_wall_s = presets.wall_s;
   result.presets_matrix_cases = static_cast<int>(presets.cases.size());
   result.presets_matrix_unexpected = unexpected_in(presets, note);
+  result.presets_matrix_kill_s = phases_total_ms(presets.cases, {"kill"}) / 1000;
   note(fmt::format("--presets matrix: {} cases in {:.1f} s on {} workers{}", presets.cases.size(),
                    presets.wall_s, args.jobs,
                    result.presets_matrix_unexpected == 0 ? "" : " (deviations!)"));

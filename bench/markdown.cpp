@@ -22,7 +22,11 @@ std::string standing(const TargetCheck& t) {
     return fmt::format("missed: {:.1f}× short", t.limit / *t.measured);
   }
   if (t.unit == "×") return fmt::format("missed: {:.1f}× over", *t.measured / t.limit);
-  return fmt::format("missed by {}", figure(*t.measured - t.limit, t.unit));
+  std::string missed = fmt::format("missed by {}", figure(*t.measured - t.limit, t.unit));
+  if (!t.floor) return missed;
+  // What the harness could not have cut, and whether the limit is in reach without it.
+  return fmt::format("{}; {}: {}{}", missed, t.floor_what, figure(*t.floor, t.unit),
+                     *t.floor > t.limit ? ", over the limit on its own" : "");
 }
 
 std::string ms_cell(const ReapSample* s) {

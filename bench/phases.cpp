@@ -29,6 +29,21 @@ std::vector<PhaseTime> phase_times(const std::vector<CaseResult>& cases, PhaseSt
   return out;
 }
 
+double phases_ms(const CaseResult& c, std::initializer_list<std::string_view> phases) {
+  double ms = 0;
+  for (const auto& [phase, t] : c.phases_ms) {
+    if (std::find(phases.begin(), phases.end(), phase) != phases.end()) ms += t;
+  }
+  return ms;
+}
+
+double phases_total_ms(const std::vector<CaseResult>& cases,
+                       std::initializer_list<std::string_view> phases) {
+  return std::accumulate(cases.begin(), cases.end(), 0.0, [&](double sum, const CaseResult& c) {
+    return sum + phases_ms(c, phases);
+  });
+}
+
 std::string phase_meaning(const std::string& phase) {
   static const std::pair<const char*, const char*> kMeanings[] = {
       {"bystanders", "the harness: starting the bystanders"},

@@ -45,6 +45,11 @@ struct TargetCheck {
   double limit = 0;
   std::optional<double> measured;  // empty when this run did not measure it
   std::string unit;                // "×", "ms", "s"
+  // Of `measured`, the part that is not the harness's to cut, where it is known (the reapers'
+  // kill phases of a matrix, spread over its workers), and what that part is. A floor above the
+  // limit says the target is out of the harness's reach on this machine.
+  std::optional<double> floor;
+  std::string floor_what;
   bool met() const;
 };
 
@@ -67,6 +72,10 @@ struct BenchResult {
   int matrix_cases = 0;
   int matrix_unexpected = 0;
   int matrix_jobs = 0;
+  // The matrices' kill phases summed over their cases, in s of case time: the reapers' own work,
+  // their grace timers and the kernel's teardown.
+  std::optional<double> matrix_kill_s;
+  std::optional<double> presets_matrix_kill_s;
   // The built-in matrix through `ctest -L matrix` (ctest_matrix.h): its wall time, ctest's exit
   // status, or why it was not measured.
   std::optional<double> ctest_matrix_wall_s;

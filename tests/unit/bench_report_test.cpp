@@ -31,9 +31,11 @@ BenchResult sample() {
   r.matrix_wall_no_ledger_s = 60;
   r.ctest_matrix_wall_s = 97.5;
   r.matrix_jobs = 2;
+  r.matrix_kill_s = 40;  // 20 s on 2 workers: over the 15 s limit on its own
   r.presets_matrix_wall_s = 512.5;
+  r.presets_matrix_kill_s = 60;  // 30 s on 2 workers: under the 45 s limit
   r.presets_matrix_cases = 1116;
-  r.leak_excess_ms = CellFigure{140, "setsid-escape × pgroup"};
+  r.leak_excess_ms = CellFigure{140, "setsid-escape × pgroup", 95};
   r.leak_watch_ms = CellFigure{12.5, "npm-dev-server × cmdline"};
   r.reaper_cpu_percent = CellFigure{12, "wide-tree × proc-pidfd"};
   r.case_phases_ms = {{"spawn", 9.5}, {"sandbox", 4.25}};
@@ -77,6 +79,50 @@ TEST(BenchTargets, CellTargetsNameTheirWorstCell) {
   EXPECT_TRUE(target(r, "a case's reaper CPU time").met());  // 12 % of 20
 }
 
+TEST(BenchTargets, AMatrixFloorIsItsReapersKillPhasesOverItsWorkers) {
+  const BenchResult r = sample();
+  const TargetCheck& builtin = target(r, "built-in matrix");
+  ASSERT_TRUE(builtin.floor);
+  EXPECT_DOUBLE_EQ(*builtin.floor, 20);  // 40 s of kill phases on 2 workers
+  EXPECT_NE(builtin.floor_what.find("over 2 workers"), std::string::npos);
+  EXPECT_DOUBLE_EQ(*target(r, "--presets matrix").floor, 30);
+  EXPECT_DOUBLE_EQ(*target(r, "a leaking cell's wall time").floor, 95);
+  // No floor where nothing measured it, nor for targets that have none.
+  BenchResult unmeasured = sample();
+  unmeasured.matrix_kill_s.reset();
+  unmeasured.leak_excess_ms->floor = -1;
+  evaluate_targets(unmeasured);
+  EXPECT_FALSE(target(unmeasured, "built-in matrix").floor);
+  EXPECT_FALSE(target(unmeasured, "a leaking cell's wall time").floor);
+  EXPECT_FALSE(target(r, "harness overhead").floor);
+  const nlohmann::json j = r;
+  EXPECT_DOUBLE_EQ(j["matrix_kill_s"].get<double>(), 40);
+  for (const auto& t : j["targets"]) {
+    if (t["target"] == "built-in matrix wall time") {
+      EXPECT_DOUBLE_EQ(t["floor"].get<double>(), 20);
+    }
+    if (t["target"] == "harness overhead per case") {
+      EXPECT_TRUE(t["floor"].is_null());
+    }
+  }
+}
+
+TEST(BenchMarkdown, SaysWhatOfAMissIsNotTheHarnesss) {
+  const std::string md = bench_markdown(sample());
+  EXPECT_NE(md.find("| 75.0 s | missed by 60.0 s; the reapers' kill phases alone, over 2 "
+                    "workers: 20.0 s, over the limit on its own |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 512.5 s | missed by 467.5 s; the reapers' kill phases alone, over 2 "
+                    "workers: 30.0 s |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("missed by 40.0 ms; its tree's start before the kill (spawn and tree "
+                    "phases): 95.0 ms |"),
+            std::string::npos)
+      << md;
+}
+
 TEST(BenchCellFigures, TheWorstJudgedCellOfEachKind) {
   RunResult run;
   auto add = [&](const char* scenario, Verdict v, double case_ms, double kill_ms, double cpu_ms) {
@@ -91,6 +137,7 @@ TEST(BenchCellFigures, TheWorstJudgedCellOfEachKind) {
   };
   add("a", Verdict::leak, 420, 300, 1);
   add("b", Verdict::leak, 500, 310, 2);
+  run.cases.back().phases_ms = {{"spawn", 60}, {"tree", 25.5}, {"kill", 310}, {"audit", 4}};
   add("c", Verdict::pass, 2000, 10, 300);  // no leak: its wall time is not a leak's
   add("d", Verdict::pass, 100, 5, 5);
   run.cases.back().blocked = Blocker{Blocker::Kind::setup_failed, "never ran"};
@@ -98,6 +145,7 @@ TEST(BenchCellFigures, TheWorstJudgedCellOfEachKind) {
   ASSERT_TRUE(leak);
   EXPECT_DOUBLE_EQ(leak->value, 190);
   EXPECT_EQ(leak->cell, "b × pgroup");
+  EXPECT_DOUBLE_EQ(leak->floor, 85.5);  // its spawn and tree phases
   run.cases[0].watched_ms = 30;
   run.cases[1].watched_ms = 2;
   run.cases[2].watched_ms = 900;  // no leak: its watch is not a leak's
@@ -133,6 +181,9 @@ TEST(BenchPhases, MeanForAMatrixMedianForRepeatsBlockedCasesLeftOut) {
   EXPECT_DOUBLE_EQ(median[0].ms, 20);
   EXPECT_DOUBLE_EQ(median[1].ms, 6);
   EXPECT_TRUE(phase_times({}, PhaseStat::mean).empty());
+  EXPECT_DOUBLE_EQ(phases_total_ms(cases, {"kill"}), 309);  // the blocked case recorded none
+  EXPECT_DOUBLE_EQ(phases_total_ms(cases, {"spawn", "audit"}), 6120);
+  EXPECT_DOUBLE_EQ(phases_ms(cases[2], {"audit", "tree"}), 1000);  // no tree phase: 0
 }
 
 TEST(BenchTargets, UnmeasuredIsNeitherMetNorMissed) {
