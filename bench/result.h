@@ -73,7 +73,9 @@ struct BenchResult {
   int matrix_unexpected = 0;
   int matrix_jobs = 0;
   // The matrices' kill phases summed over their cases, in s of case time: the reapers' own work,
-  // their grace timers and the kernel's teardown.
+  // their grace timers and the kernel's teardown. The built-in matrix's from its run without the
+  // signal ledger, whose interception of each signal call is the harness's; the --presets
+  // matrix's (run once, with the ledger) with that share in it.
   std::optional<double> matrix_kill_s;
   std::optional<double> presets_matrix_kill_s;
   // The built-in matrix through `ctest -L matrix` (ctest_matrix.h): its wall time, ctest's exit
