@@ -401,6 +401,17 @@ bool SignalLedger::settle_step() {
 // already killed die and are reaped. Letting every death under way finish before the call is
 // resolved takes the scheduler out of the answer: the call meets the world that the slowest
 // reaper would meet, every run.
+namespace {
+
+// What a pidfd_send_signal() named: "pidfd of pid 7", "/proc directory of a reaped process".
+std::string signal_fd_text(const std::optional<reaper::SignalFd>& fd) {
+  const char* what = fd && fd->proc_dir ? "/proc directory" : "pidfd";
+  return fd && fd->pid > 0 ? fmt::format("{} of pid {}", what, fd->pid)
+                           : fmt::format("{} of a reaped process", what);
+}
+
+}  // namespace
+
 SignalRecord SignalLedger::resolve(const seccomp_notif& call) const {
   SignalRecord r;
   const pid_t sender = static_cast<pid_t>(call.pid);
@@ -457,8 +468,9 @@ SignalRecord SignalLedger::resolve(const seccomp_notif& call) const {
       sig = static_cast<int>(arg(1));
       r.by_pidfd = true;
       const auto flags = static_cast<unsigned>(arg(3));
-      const pid_t pid = reaper::pidfd_target(sender, static_cast<int>(arg(0))).value_or(0);
-      r.target = pid > 0 ? fmt::format("pidfd of pid {}", pid) : "pidfd of a reaped process";
+      const auto fd = reaper::signal_fd_target(sender, static_cast<int>(arg(0)));
+      const pid_t pid = fd ? fd->pid : 0;
+      r.target = signal_fd_text(fd);
       if ((flags & kPidfdSignalProcessGroup) != 0) {
         r.target += ", its whole group";
         if (auto p = reaper::ProcTable::read_one(pid, reaper::Detail::stat)) {

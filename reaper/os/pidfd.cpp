@@ -110,4 +110,28 @@ std::optional<pid_t> pidfd_target(pid_t owner, int fd) {
   return static_cast<pid_t>(std::strtol(at + 5, nullptr, 10));
 }
 
+std::optional<SignalFd> signal_fd_target(pid_t owner, int fd) {
+  if (auto pid = pidfd_target(owner, fd)) return SignalFd{*pid, false};
+  const std::string link = "/proc/" + std::to_string(owner) + "/fd/" + std::to_string(fd);
+  char target[64];
+  const ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
+  if (n <= 0) return std::nullopt;
+  target[n] = '\0';
+  char* end = nullptr;
+  if (std::strncmp(target, "/proc/", 6) != 0) return std::nullopt;
+  const long named = std::strtol(target + 6, &end, 10);
+  if (end == target + 6 || named <= 0) return std::nullopt;
+  if (std::strcmp(end, " (deleted)") == 0) return SignalFd{-1, true};  // its process is gone
+  if (*end != '\0') return std::nullopt;
+  // Through the link itself, not by number: the directory's entries open only while the very
+  // process it was opened on lives.
+  UniqueFd stat(::open((link + "/stat").c_str(), O_RDONLY | O_CLOEXEC));
+  if (!stat) return SignalFd{-1, true};
+  char buf[32];
+  const ssize_t got = ::read(stat.get(), buf, sizeof buf - 1);
+  if (got <= 0) return SignalFd{-1, true};
+  buf[got] = '\0';
+  return SignalFd{static_cast<pid_t>(std::strtol(buf, nullptr, 10)), true};
+}
+
 }  // namespace reaper

@@ -36,6 +36,16 @@ std::optional<int> pidfd_exit_status(int pidfd);
 // 0 when it is not visible here. Empty when `fd` is not a pidfd or cannot be read.
 std::optional<pid_t> pidfd_target(pid_t owner, int fd);
 
+// What a pidfd_send_signal() on `owner`'s `fd` reaches. The kernel takes a /proc/<pid> directory
+// there as well as a pidfd (`proc_dir`); like a pidfd, such an fd holds its process and not its
+// number: `pid` is -1 once that process is gone, even if the number was taken again. Empty for
+// any other fd.
+struct SignalFd {
+  pid_t pid = 0;
+  bool proc_dir = false;
+};
+std::optional<SignalFd> signal_fd_target(pid_t owner, int fd);
+
 // Waits until the process exits or `timeout` passes; returns whether it exited.
 bool pidfd_wait_exit(int pidfd, std::chrono::milliseconds timeout);
 
