@@ -1,6 +1,7 @@
 #include "harness/engine/bystanders.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -17,6 +18,7 @@
 #include "harness/sandbox/pid_placement.h"
 #include "harness/support/paths.h"
 #include "reaper/os/backoff.h"
+#include "reaper/os/cgroup_fs.h"
 #include "reaper/os/clone.h"
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
@@ -170,9 +172,13 @@ void Bystanders::read_announcement(const std::string& awaited, Clock::time_point
 }
 
 std::set<pid_t> Bystanders::pids_with_ancestors_below(pid_t host) const {
-  std::set<pid_t> out = pids();
+  // Only the living: a bystander's number, once it is gone, may hold anything — a process of the
+  // tree placed there, say — and is no bystander's.
+  std::set<pid_t> out;
   const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
   for (const Entry& e : entries_) {
+    if (reaper::pidfd_exited(e.pidfd.get())) continue;
+    out.insert(e.pid);
     const reaper::ProcInfo* p = table.find(e.pid);
     while (p != nullptr && p->ppid != host && p->ppid > 1) {
       out.insert(p->ppid);
@@ -251,14 +257,21 @@ std::vector<BystanderHit> Bystanders::hits() const {
     if (e.our_child && reaper::pidfd_exited(e.pidfd.get()))
       exit = exit_of_child(e.pid, e.pidfd.get());
     if (exit) {
-      if (exit->code == CLD_KILLED || exit->code == CLD_DUMPED) {
-        out.push_back({e.pid, e.role, reaper::signal_name(exit->status), 0});
-      }
+      // A bystander never exits by itself: an exit, too, is something done to it (a tracer
+      // making it call exit, say), though no signal did it.
+      out.push_back({e.pid, e.role,
+                     exit->code == CLD_KILLED || exit->code == CLD_DUMPED
+                         ? reaper::signal_name(exit->status)
+                         : fmt::format("exit({})", exit->status),
+                     0});
     } else if (!e.our_child && reaper::pidfd_exited(e.pidfd.get())) {
       out.push_back({e.pid, e.role, "unknown", 0});  // it died; how, only the ledger can say
     } else if (auto p = reaper::ProcTable::read_one(e.pid, reaper::Detail::stat);
                p && (p->state == 'T' || p->state == 't')) {
       out.push_back({e.pid, e.role, reaper::signal_name(SIGSTOP), 0});
+    } else if (p && reaper::cgroup_frozen(e.pid)) {
+      // Stopped without a signal, and shown as sleeping: only its cgroup tells.
+      out.push_back({e.pid, e.role, "frozen", 0});
     }
   }
   return out;

@@ -60,7 +60,7 @@ std::string hit_reason(const Observations& seen) {
   if (!seen.bystanders_hit.empty()) {
     std::vector<std::string> hits;
     for (const auto& b : seen.bystanders_hit) hits.push_back(describe(b));
-    parts.push_back(fmt::format("{} signal(s) reached bystanders: {}", seen.bystanders_hit.size(),
+    parts.push_back(fmt::format("{} hit(s) on bystanders: {}", seen.bystanders_hit.size(),
                                 fmt::join(hits, "; ")));
   }
   if (!seen.survivors.empty()) {

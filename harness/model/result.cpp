@@ -57,6 +57,10 @@ bool SignalRecord::hit_outside() const {
 std::string BystanderHit::sender() const {
   if (sender_pid != 0) return "from pid " + std::to_string(sender_pid);
   if (signal == "unknown") return "(it died; not the harness's child, so how is not seen)";
+  if (signal == "frozen") return "(no signal: its cgroup was frozen, and left so)";
+  if (signal.rfind("exit(", 0) == 0) {
+    return "(no signal: it never exits by itself, so something acting on it made it exit)";
+  }
   if (signal == "SIGKILL" || signal == "SIGSTOP")
     return "sender unknown: " + signal + " cannot be caught";
   return "from the kernel";

@@ -33,6 +33,8 @@ struct ProcessRecord {
 struct BystanderHit {
   pid_t pid = 0;
   std::string role;
+  // The signal's name; "unknown" (it died, how is not seen), or harm done with no signal:
+  // "frozen" (its cgroup frozen) or "exit(N)" (made to exit, by a tracer say).
   std::string signal;
   pid_t sender_pid = 0;  // 0: the kernel sent it, or it could not be caught (SIGKILL, SIGSTOP)
   int si_code = 0;       // as the bystander's handler saw it; 0 where it could not be caught

@@ -6,7 +6,9 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -211,6 +213,37 @@ TEST(PidPlacement, ForksOnExactlyTheFreedPidAndNotOnATakenOne) {
   EXPECT_EQ(out.output, "11 11");
 }
 
+#if defined(__x86_64__)
+// Makes `pid`, waiting in pause(), call exit_group(0): no signal, the way a tracer can. The
+// tracer is a child of its own (a tracee's stops are waited for by its tracer), so the caller's
+// children stay as they were. True once it is done.
+bool make_exit(pid_t pid) {
+  const pid_t tracer = ::fork();
+  if (tracer == 0) {
+    int status = 0;
+    user_regs_struct regs{};
+    if (::ptrace(PTRACE_SEIZE, pid, 0, 0) != 0 || ::ptrace(PTRACE_INTERRUPT, pid, 0, 0) != 0 ||
+        ::waitpid(pid, &status, __WALL) != pid || ::ptrace(PTRACE_GETREGS, pid, 0, &regs) != 0) {
+      ::_exit(1);
+    }
+    // Stopped in pause(): the instruction before rip is its `syscall` (0f 05). Run it again as
+    // exit_group(0).
+    const long word = ::ptrace(PTRACE_PEEKTEXT, pid, regs.rip - 2, 0);
+    if ((word & 0xffff) != 0x050f) ::_exit(2);
+    regs.rip -= 2;
+    regs.rax = SYS_exit_group;
+    regs.orig_rax = -1;
+    regs.rdi = 0;
+    ::_exit(::ptrace(PTRACE_SETREGS, pid, 0, &regs) == 0 && ::ptrace(PTRACE_DETACH, pid, 0, 0) == 0
+                ? 0
+                : 3);
+  }
+  int status = 0;
+  return tracer > 0 && ::waitpid(tracer, &status, 0) == tracer && WIFEXITED(status) &&
+         WEXITSTATUS(status) == 0;
+}
+#endif
+
 TEST(Bystanders, ReportCatchableSignalsWithSenderAndUncatchableOnesFromOutside) {
   ScratchDir scratch;
   auto out = run_in_sandbox(
@@ -247,6 +280,35 @@ TEST(Bystanders, ReportCatchableSignalsWithSenderAndUncatchableOnesFromOutside) 
   ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
   EXPECT_EQ(out.output, "termed:SIGTERM:1 killed:SIGKILL:0 stopped:SIGSTOP:0 ");
 }
+
+#if defined(__x86_64__)
+// A bystander never exits by itself: made to exit with no signal (by a tracer), it is hit all the
+// same, and its number, free now, is no longer a bystander's.
+TEST(Bystanders, OneMadeToExitWithoutASignalIsHitAndItsPidNoLongerCounts) {
+  ScratchDir scratch;
+  auto out = run_in_sandbox(
+      [&] {
+        init::start_reaping();
+        Census census;
+        Bystanders b(scratch.path(), census);
+        const auto deadline = std::chrono::steady_clock::now() + 3s;
+        b.start("exited", {}, {}, true, deadline);
+        b.start("untouched", {}, {}, true, deadline);
+        const std::set<pid_t> started = b.pids();
+        const pid_t exited = *started.begin();
+        if (!make_exit(exited)) return std::string("the tracer failed");
+        const auto pidfd = reaper::pidfd_open(exited);
+        if (pidfd) reaper::pidfd_wait_exit(pidfd->get(), 3s);
+        std::string s;
+        for (const auto& h : b.hits()) s += h.role + ":" + h.signal + " ";
+        s += std::to_string(b.pids_with_ancestors_below(::getpid()).count(exited));
+        return s;
+      },
+      options(10s, scratch.path()));
+  ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
+  EXPECT_EQ(out.output, "exited:exit(0) 0");
+}
+#endif
 
 // One child of TaskIter.AgreesWithProcFilesInsideTheSandbox, of kind 0-7 (below); it closes its
 // end of `ready` once it is what it is meant to be, and waits on `hold`.

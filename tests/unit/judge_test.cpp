@@ -66,6 +66,18 @@ void outcome_rows(std::vector<Row>& out) {
   out.push_back({"a bystander hit outranks a failure and a leak", hit, Verdict::bystander_hit,
                  "sibling-agent (pid 7) got SIGKILL from pid 4; and 1 member(s) survived"});
 
+  // Harm done with no signal is a hit too: a bystander left frozen, or made to exit.
+  Observations frozen = clean();
+  frozen.bystanders_hit = {{3, "reaper-group", "frozen", 0, 0}};
+  out.push_back(
+      {"a bystander left frozen", frozen, Verdict::bystander_hit,
+       "reaper-group (pid 3) got frozen (no signal: its cgroup was frozen, and left so)"});
+  Observations exited = clean();
+  exited.bystanders_hit = {{3, "reaper-group", "exit(0)", 0, 0}};
+  out.push_back({"a bystander made to exit", exited, Verdict::bystander_hit,
+                 "1 hit(s) on bystanders: reaper-group (pid 3) got exit(0) (no signal: it never "
+                 "exits by itself"});
+
   Observations timeout = leak;
   timeout.reaper_outcome = {ReaperOutcome::Status::timed_out, "no reply before the deadline"};
   out.push_back({"a timeout outranks a leak", timeout, Verdict::reaper_timeout,
