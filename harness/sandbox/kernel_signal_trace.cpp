@@ -69,8 +69,10 @@ struct Setting {
   std::string reads;
 };
 
-// SIGCHLD is every exit's; system calls' signals (SI_TKILL, SI_QUEUE) are the ledger's.
-constexpr std::string_view kWanted = "sig != 17 && (code == 0 || code == 128)";
+// SIGCHLD is every exit's; system calls' signals (SI_TKILL, SI_QUEUE) are the ledger's. Kept:
+// SI_USER and SI_KERNEL, and the positive codes, which an fd owner's SIGIO carries (POLL_IN...)
+// as well as faults: each is judged by its stack (kernel_origin).
+constexpr std::string_view kWanted = "sig != 17 && code >= 0";
 
 // In the order they are written: the filter before the trigger that repeats it, the events
 // enabled last.

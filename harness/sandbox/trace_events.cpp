@@ -76,14 +76,19 @@ std::optional<Header> header(std::string_view line) {
 }  // namespace
 
 std::string kernel_origin(const std::vector<std::string>& frames) {
-  // A system call's signal is the seccomp ledger's; these are the kernel's own.
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kOrigins{{
+  // A system call's signal is the seccomp ledger's; these are the kernel's own — the last three
+  // sent on behalf of a system call that is no signal call (a write to a pipe whose owner asked
+  // for SIGIO, urgent data on a socket, a ptrace attach), which the ledger does not hold.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kOrigins{{
       {"cgroup_kill", "cgroup.kill"},
       {"zap_pid_ns_processes", "PID namespace teardown"},
       {"tty", "terminal"},
       {"oom_kill", "OOM killer"},
       {"exit_notify", "exit (parent-death signal or orphaned group)"},
       {"do_exit", "exit (parent-death signal or orphaned group)"},
+      {"send_sigio", "an fd's owner signal (F_SETOWN, a lease break)"},
+      {"send_sigurg", "a socket's urgent data (SIGURG to its owner)"},
+      {"ptrace_attach", "ptrace attach"},
   }};
   for (const std::string& frame : frames) {
     if (frame.find("sys_") != std::string::npos) return "";  // a system call: kill(2) and kin

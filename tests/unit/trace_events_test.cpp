@@ -75,6 +75,12 @@ TEST(TraceEvents, OriginsFromTheStack) {
   EXPECT_EQ(kernel_origin({"__send_signal_locked", "__x64_sys_tgkill"}), "");
   EXPECT_EQ(kernel_origin({"__send_signal_locked", "it_real_fn", "hrtimer_interrupt"}), "");
   EXPECT_EQ(kernel_origin({"send_sig", "pipe_write", "vfs_write", "ksys_write"}), "");
+  // Signals a non-signal call makes the kernel send to someone else are not the ledger's.
+  EXPECT_EQ(
+      kernel_origin({"__send_signal_locked", "send_sigio_to_task", "send_sigio", "kill_fasync",
+                     "pipe_write", "vfs_write", "ksys_write", "__x64_sys_write"}),
+      "an fd's owner signal (F_SETOWN, a lease break)");
+  EXPECT_EQ(kernel_origin({"send_sig_info", "ptrace_attach", "__x64_sys_ptrace"}), "ptrace attach");
 }
 
 TEST(TraceEvents, ForksAreReadForTheirChildsPid) {
