@@ -125,12 +125,11 @@ class ExecCommand final : public reaper::Reaper {
   reaper::KillReport kill(reaper::Agent& agent, std::chrono::milliseconds grace) override {
     reaper::KillReport report;
     const std::string id = std::to_string(agent.pid());  // its own session: pid = pgid = sid
-    const std::string command = fill_placeholders(
-        command_, {{"pid", id},
-                   {"pgid", id},
-                   {"sid", id},
-                   {"worktree", worktree_},
-                   {"grace_s", std::to_string(static_cast<double>(grace.count()) / 1000.0)}});
+    const std::string command = fill_placeholders(command_, {{"pid", id},
+                                                             {"pgid", id},
+                                                             {"sid", id},
+                                                             {"worktree", worktree_},
+                                                             {"grace_s", grace_seconds(grace)}});
     report.note("exec: " + command);
     const CommandRun run =
         run_command(command, std::chrono::steady_clock::now() + grace + hung_after_);
@@ -199,6 +198,10 @@ class Supervise final : public reaper::Reaper {
 };
 
 }  // namespace
+
+std::string grace_seconds(std::chrono::milliseconds grace) {
+  return std::to_string(static_cast<double>(grace.count()) / 1000.0);
+}
 
 std::string shell_quote(const std::string& text) {
   std::string out = "'";

@@ -5,6 +5,7 @@
 // is the harness's business, and the library stays free of Boost.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -24,6 +25,9 @@ std::unique_ptr<reaper::Reaper> make_exec_command(std::string command,
 // (then waits for it up to `config.hung_after`).
 std::unique_ptr<reaper::Reaper> make_supervise(std::string command,
                                                const reaper::ReaperConfig& config);
+
+// The grace period as {grace_s} gives it: seconds, "0.300000".
+std::string grace_seconds(std::chrono::milliseconds grace);
 
 // `text` as one word of sh: in single quotes, each ' written as '\''.
 std::string shell_quote(const std::string& text);

@@ -12,6 +12,7 @@
 #include <set>
 #include <variant>
 
+#include "harness/catalog/external.h"
 #include "harness/engine/activity.h"
 #include "harness/engine/audit.h"
 #include "harness/engine/bystanders.h"
@@ -400,16 +401,9 @@ class CaseBody {
   // in; the agent fills in its own ids.
   std::string inside_kill_command() const {
     if (scenario_.setup.request != CaseSetup::Request::from_agent) return {};
-    std::string command = reaper_.command;
-    for (const auto& [from, to] :
-         {std::pair<std::string, std::string>{"{worktree}", worktree_.string()},
-          {"{grace_s}", std::to_string(static_cast<double>(options_.grace.count()) / 1000.0)}}) {
-      for (size_t at = command.find(from); at != std::string::npos;
-           at = command.find(from, at + to.size())) {
-        command.replace(at, from.size(), to);
-      }
-    }
-    return command;
+    // {pid}, {pgid} and {sid} stay for the fixture, which knows them.
+    return fill_placeholders(reaper_.command, {{"worktree", worktree_.string()},
+                                               {"grace_s", grace_seconds(options_.grace)}});
   }
 
   // Every case runs a sibling agent beside the agent, spawned the same way by the same parent,

@@ -1,6 +1,7 @@
 #include "harness/engine/inside_reaper.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 
 #include "reaper/os/pidfd.h"
 
@@ -26,8 +27,15 @@ ReaperHost::Reply InsideReaper::run(DeathWatch& watch, Clock::time_point deadlin
     reply.error = who + " did not finish within its deadline";
     return reply;
   }
-  reply.status = ReaperHost::Reply::Status::ok;
   reply.steps = {"SIGUSR2 to " + who + ", which ran the command on the agent's tree and exited"};
+  // An exit with a status of its own is its failure, as an exec: command's is. Killed by a
+  // signal, it may have been by its own kill: it is of the tree it kills.
+  if (const auto status = reaper::pidfd_exit_status(pidfd_.get());
+      status && WIFEXITED(*status) && WEXITSTATUS(*status) != 0) {
+    reply.error = who + "'s command exited with status " + std::to_string(WEXITSTATUS(*status));
+    return reply;
+  }
+  reply.status = ReaperHost::Reply::Status::ok;
   return reply;
 }
 

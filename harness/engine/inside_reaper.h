@@ -27,8 +27,9 @@ class InsideReaper {
   bool adopted() const { return static_cast<bool>(pidfd_); }
 
   // Asks it to run its command (SIGUSR2), noting deaths in `watch` until it has exited; at
-  // `deadline` it is SIGKILLed and the reply says it timed out. Its exit status is its parent's
-  // to see (the agent, or init once the agent is gone): the evidence is what it did.
+  // `deadline` it is SIGKILLed and the reply says it timed out. An exit with a non-zero status
+  // is an error, read through its pidfd (it is not our child; where the kernel cannot tell,
+  // Linux before 6.15, the evidence is what it did).
   ReaperHost::Reply run(DeathWatch& watch, Clock::time_point deadline);
 
  private:
