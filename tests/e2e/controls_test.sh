@@ -25,7 +25,8 @@ run_control() {
 # fields are those of results.json. The scenarios where a PID race runs may be skipped when its
 # window did not open, which proves nothing either way. The scenarios whose kill is not asked of
 # the reaper by the orchestrator — the orchestrator SIGKILLed (the command never runs), the tree
-# running the command on itself (no sibling agent beside it) — test something else: not here.
+# running the command on itself (no sibling agent beside it) — test something else: not here,
+# unless every_scenario is set.
 check() {
   local name=$1 rule=$2
   if ! perl -MJSON::PP -e '
@@ -34,7 +35,7 @@ check() {
     my $bad = 0;
     for my $c (@{ $r->{cases} }) {
       next if $c->{verdict} eq "skipped" && $c->{race};
-      next if $c->{scenario} =~ /^(supervisor-killed|reaper-inside-tree)$/;
+      next if !$ENV{every_scenario} && $c->{scenario} =~ /^(supervisor-killed|reaper-inside-tree)$/;
       my $ok = eval $rule;
       die "rule: $@" if $@;
       next if $ok;
@@ -61,6 +62,7 @@ done
 # A variant of kill-by-name needs only a few trees: a perl one, a C one, a node one.
 run_control kill-by-name-proc-dir plain-child wide-tree npm-dev-server || failures=$((failures + 1))
 run_control freezes-bystanders plain-child sibling-agent || failures=$((failures + 1))
+run_control kills-then-fails plain-child reaper-inside-tree || failures=$((failures + 1))
 
 check kill-by-name "\$c->{verdict} eq 'bystander-hit' &&
   grep { grep { \$_->{role} =~ /^sibling-/ } @{ \$_->{reached} } } $sent_outside" \
@@ -72,6 +74,9 @@ check kill-by-name-proc-dir "\$c->{verdict} eq 'bystander-hit' &&
 check freezes-bystanders "\$c->{verdict} eq 'bystander-hit' &&
   grep { \$_->{signal} eq 'frozen' } @{ \$c->{bystanders_hit} }" \
   "bystander-hit: the bystanders it froze and left frozen, though no signal reached them"
+every_scenario=1 check kills-then-fails "\$c->{verdict} eq 'reaper-error' &&
+  \$c->{reason} =~ /exited with status 3/" \
+  "reaper-error, as an exec: command and as the agent's own kill command alike"
 check stray-pid "\$c->{verdict} ne 'pass' && ($stray)" \
   "never passes, and the ledger shows the signal to a pid where nothing was"
 check returns-early "\$c->{verdict} ne 'pass' && (@{ \$c->{survivors} } ? \$c->{verdict} eq 'leak'
