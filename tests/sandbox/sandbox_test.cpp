@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <string>
 #include <thread>
@@ -213,6 +214,21 @@ TEST(PidPlacement, ForksOnExactlyTheFreedPidAndNotOnATakenOne) {
   EXPECT_EQ(out.output, "11 11");
 }
 
+// Runs `body` as the sandbox's PID 1, reaping its children, with bystanders of its own and a
+// deadline 3 s away.
+using BystandersBody =
+    std::function<std::string(Bystanders&, std::chrono::steady_clock::time_point deadline)>;
+SandboxOutcome with_bystanders(const ScratchDir& scratch, const BystandersBody& body) {
+  return run_in_sandbox(
+      [&] {
+        init::start_reaping();
+        Census census;
+        Bystanders b(scratch.path(), census);
+        return body(b, std::chrono::steady_clock::now() + 3s);
+      },
+      options(10s, scratch.path()));
+}
+
 #if defined(__x86_64__)
 // Makes `pid`, waiting in pause(), call exit_group(0): no signal, the way a tracer can. The
 // tracer is a child of its own (a tracee's stops are waited for by its tracer), so the caller's
@@ -246,12 +262,8 @@ bool make_exit(pid_t pid) {
 
 TEST(Bystanders, ReportCatchableSignalsWithSenderAndUncatchableOnesFromOutside) {
   ScratchDir scratch;
-  auto out = run_in_sandbox(
-      [&] {
-        init::start_reaping();
-        Census census;
-        Bystanders b(scratch.path(), census);
-        auto deadline = std::chrono::steady_clock::now() + 3s;
+  auto out =
+      with_bystanders(scratch, [](Bystanders& b, std::chrono::steady_clock::time_point deadline) {
         b.start("termed", {}, {}, true, deadline);
         b.start("killed", {}, {}, true, deadline);
         b.start("stopped", {}, {}, true, deadline);
@@ -275,8 +287,7 @@ TEST(Bystanders, ReportCatchableSignalsWithSenderAndUncatchableOnesFromOutside) 
           s += h.role + ":" + h.signal + ":" + std::to_string(h.sender_pid) + " ";
         }
         return s;
-      },
-      options(10s, scratch.path()));
+      });
   ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
   EXPECT_EQ(out.output, "termed:SIGTERM:1 killed:SIGKILL:0 stopped:SIGSTOP:0 ");
 }
@@ -286,12 +297,8 @@ TEST(Bystanders, ReportCatchableSignalsWithSenderAndUncatchableOnesFromOutside) 
 // same, and its number, free now, is no longer a bystander's.
 TEST(Bystanders, OneMadeToExitWithoutASignalIsHitAndItsPidNoLongerCounts) {
   ScratchDir scratch;
-  auto out = run_in_sandbox(
-      [&] {
-        init::start_reaping();
-        Census census;
-        Bystanders b(scratch.path(), census);
-        const auto deadline = std::chrono::steady_clock::now() + 3s;
+  auto out =
+      with_bystanders(scratch, [](Bystanders& b, std::chrono::steady_clock::time_point deadline) {
         b.start("exited", {}, {}, true, deadline);
         b.start("untouched", {}, {}, true, deadline);
         const std::set<pid_t> started = b.pids();
@@ -303,8 +310,7 @@ TEST(Bystanders, OneMadeToExitWithoutASignalIsHitAndItsPidNoLongerCounts) {
         for (const auto& h : b.hits()) s += h.role + ":" + h.signal + " ";
         s += std::to_string(b.pids_with_ancestors_below(::getpid()).count(exited));
         return s;
-      },
-      options(10s, scratch.path()));
+      });
   ASSERT_EQ(out.status, SandboxOutcome::Status::finished) << out.output;
   EXPECT_EQ(out.output, "exited:exit(0) 0");
 }
