@@ -14,6 +14,7 @@
 #include <string>
 
 #include "reaper/os/deadline.h"
+#include "reaper/os/read_file.h"
 #include "reaper/os/sys_error.h"
 
 namespace reaper {
@@ -125,13 +126,9 @@ std::optional<SignalFd> signal_fd_target(pid_t owner, int fd) {
   if (*end != '\0') return std::nullopt;
   // Through the link itself, not by number: the directory's entries open only while the very
   // process it was opened on lives.
-  UniqueFd stat(::open((link + "/stat").c_str(), O_RDONLY | O_CLOEXEC));
-  if (!stat) return SignalFd{-1, true};
-  char buf[32];
-  const ssize_t got = ::read(stat.get(), buf, sizeof buf - 1);
-  if (got <= 0) return SignalFd{-1, true};
-  buf[got] = '\0';
-  return SignalFd{static_cast<pid_t>(std::strtol(buf, nullptr, 10)), true};
+  const std::string stat = read_file(link + "/stat");
+  if (stat.empty()) return SignalFd{-1, true};
+  return SignalFd{static_cast<pid_t>(std::strtol(stat.c_str(), nullptr, 10)), true};
 }
 
 }  // namespace reaper
