@@ -46,6 +46,9 @@ class Agent {
 
   pid_t pid() const { return pid_; }
   int pidfd() const { return pidfd_.get(); }
+  // The PTY's master side when the agent runs on one, else -1: what the agent writes arrives
+  // there, and an orchestrator reads it (to show it) or the agent blocks once the PTY is full.
+  int pty_master() const { return pty_master_.get(); }
 
   // True once the agent has exited. Reaps it on the way, as the seed's runtime reaps its
   // children as soon as they exit — which frees the pid for reuse.

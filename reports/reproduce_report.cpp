@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
 #include "reports/evidence.h"
 
@@ -34,6 +36,52 @@ std::vector<std::string> how_of(const std::string& role, const ScenarioNotes* no
   return out;
 }
 
+}  // namespace
+
+std::optional<bool> reached(const CaseResult& c, const ProcessRecord& p) {
+  const bool ledger_ran =
+      std::none_of(c.missing_evidence.begin(), c.missing_evidence.end(),
+                   [](const std::string& m) { return m.rfind("the signal ledger", 0) == 0; });
+  if (!ledger_ran) return std::nullopt;
+  return std::any_of(c.signals.begin(), c.signals.end(), [&](const SignalRecord& s) {
+    return s.counts() && std::any_of(s.reached.begin(), s.reached.end(),
+                                     [&](const Party& r) { return r.pid == p.pid; });
+  });
+}
+
+Escape observed_escape(const ProcessRecord& p, const ProcessRecord& agent,
+                       std::optional<bool> signalled) {
+  if (signalled == false && p.sid == agent.sid && p.pgid == agent.pgid) {
+    return {Escape::Kind::unfound,
+            "no signal of the reaper's reached it: the reaper never found it (it looks by name, "
+            "by command line, or in a snapshot that missed it)"};
+  }
+  std::string orphan = p.ppid == 1 ? "; its parent exited and init adopted it" : "";
+  if (signalled == false) orphan += "; no signal of the reaper's reached it";
+  if (p.sid != agent.sid) {
+    return {Escape::Kind::session,
+            "left the agent's session (setsid(): `detached: true`, setsid, a daemon), out of reach "
+            "of any signal to the agent's group or session" +
+                orphan};
+  }
+  if (p.pgid != agent.pgid) {
+    return {Escape::Kind::group,
+            "left the agent's process group (setpgid(), a shell's job control): a kill of the "
+            "agent's group misses it" +
+                orphan};
+  }
+  if (p.ppid == 1) {
+    return {Escape::Kind::orphan,
+            "its parent exited and init adopted it: a walk of parent links from the agent no "
+            "longer finds it"};
+  }
+  return {Escape::Kind::resisted,
+          "stayed in the agent's group and below it: what reached it did not end it (a handled or "
+          "ignored SIGTERM with no SIGKILL after it)"};
+}
+
+namespace {
+
 std::string escaped(const CaseResult& c, const ScenarioNotes* notes) {
   if (c.survivors.empty()) return {};
   const ProcessRecord* agent = agent_of(c);
@@ -50,7 +98,9 @@ std::string escaped(const CaseResult& c, const ScenarioNotes* notes) {
                        agent != nullptr && p.sid != agent->sid
                            ? fmt::format(" — not the agent's ({})", agent->sid)
                            : std::string());
-    for (const auto& how : how_of(p.role, notes)) out += "    how: " + how + "\n";
+    auto hows = how_of(p.role, notes);
+    if (hows.empty() && agent != nullptr) hows = {observed_escape(p, *agent, reached(c, p)).how};
+    for (const auto& how : hows) out += "    how: " + how + "\n";
   }
   return out;
 }
@@ -61,7 +111,7 @@ std::string ports(const CaseResult& c) {
   for (const auto& p : c.open_ports) {
     const auto holder = std::find_if(c.survivors.begin(), c.survivors.end(),
                                      [&](const ProcessRecord& s) { return s.pid == p.pid; });
-    out += fmt::format("  127.0.0.1:{} ({}) answers, held by {}\n", p.port, p.role,
+    out += fmt::format("  localhost:{} ({}) answers, held by {}\n", p.port, p.role,
                        p.pid == 0 ? std::string("an unknown process")
                        : holder != c.survivors.end()
                            ? fmt::format("pid {} ({}), which escaped above", p.pid, holder->role)
@@ -83,7 +133,8 @@ std::string advice(const CaseResult& c, const ScenarioNotes* notes) {
   if (others.empty()) return out;
   out += "\nWhat to change in your launcher\n";
   out += fmt::format("  Kill the tree the way {} does: {}\n", others.front(), notes->technique);
-  out += fmt::format("  Reapers here that pass this scenario: {}\n", fmt::join(others, ", "));
+  out += fmt::format("  Reapers declared to pass this scenario (not run here): {}\n",
+                     fmt::join(others, ", "));
   out += fmt::format("  Try it: reapcheck reproduce {} --reaper {}\n", c.scenario, others.front());
   return out;
 }
@@ -97,6 +148,70 @@ std::string reproduce_report(const CaseResult& c, const ScenarioNotes* notes) {
   out += escaped(c, notes) + ports(c) + advice(c, notes);
   if (c.survivors.empty() && c.open_ports.empty()) out += "\nNothing leaked.\n";
   out += "\nEvidence\n" + evidence_text(c, "  ");
+  return out;
+}
+
+}  // namespace reapcheck
+
+namespace reapcheck {
+namespace {
+
+// What to do about one way of escaping, in a launcher's terms.
+std::string_view fix_for(Escape::Kind kind) {
+  switch (kind) {
+    case Escape::Kind::session:
+    case Escape::Kind::orphan:
+      return "put the agent in a cgroup of its own and kill the cgroup (cgroup.kill), or run it "
+             "as PID 1 of a PID namespace: neither setsid() nor a parent's exit leaves those";
+    case Escape::Kind::group:
+      return "kill the agent's session as well as its group, or better its cgroup";
+    case Escape::Kind::resisted:
+      return "after SIGTERM and a grace period, send SIGKILL to what is still there";
+    case Escape::Kind::unfound:
+      return "find the tree by what the kernel keeps for it (a cgroup, a PID namespace, pidfds "
+             "taken while it runs), not by name or command line";
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string reproduce_summary(const std::vector<CaseResult>& results,
+                              const std::vector<CatalogueEntry>& catalogue) {
+  std::string out = "\nSummary of this run\n";
+  std::vector<std::string> passed;
+  std::set<Escape::Kind> kinds;
+  std::set<int> ports;
+  for (const CaseResult& c : results) {
+    out += fmt::format("  {:<14} {:<14} {}\n", c.reaper, to_string(c.verdict),
+                       c.verdict == Verdict::pass ? std::string() : cut(c.reason, 80));
+    if (c.verdict == Verdict::pass) passed.push_back(c.reaper);
+    const ProcessRecord* agent = agent_of(c);
+    for (const ProcessRecord& p : c.survivors) {
+      if (agent != nullptr) kinds.insert(observed_escape(p, *agent, reached(c, p)).kind);
+    }
+    for (const OpenPort& p : c.open_ports) ports.insert(p.port);
+  }
+  if (passed.empty()) {
+    out += "\nNo reaper passed in this run.\n";
+  } else {
+    out += fmt::format("\nPassed in this run: {}\n", fmt::join(passed, ", "));
+  }
+  if (kinds.empty() && ports.empty()) return out;
+  out += "\nWhat to change in your launcher\n";
+  for (Escape::Kind k : kinds) out += fmt::format("  - {}\n", fix_for(k));
+  if (!ports.empty()) {
+    out += fmt::format(
+        "  - port {} stayed open after the kill: the next start fails with EADDRINUSE until "
+        "what holds it is killed\n",
+        fmt::join(ports, ", "));
+  }
+  const auto best = std::find_if(catalogue.begin(), catalogue.end(), [&](const CatalogueEntry& e) {
+    return std::find(passed.begin(), passed.end(), e.id) != passed.end();
+  });
+  if (best != catalogue.end()) {
+    out += fmt::format("  Kill the tree the way {} does: {}\n", best->id, best->technique);
+  }
   return out;
 }
 

@@ -4,12 +4,31 @@
 // every report (evidence.h).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "harness/model/notes.h"
 #include "harness/model/result.h"
 
 namespace reapcheck {
 
 std::string reproduce_report(const CaseResult& c, const ScenarioNotes* notes);
+
+// How a survivor got out of its agent's reach, read from its ids against the agent's.
+// `signalled`: whether a signal of the reaper's side reached it, when the ledger ran.
+struct Escape {
+  enum class Kind { session, group, orphan, resisted, unfound } kind;
+  std::string how;
+};
+Escape observed_escape(const ProcessRecord& survivor, const ProcessRecord& agent,
+                       std::optional<bool> signalled);
+// Whether a signal of the reaper's side reached `p`; empty when the case had no ledger.
+std::optional<bool> reached(const CaseResult& c, const ProcessRecord& p);
+
+// After a run of several reapers on one agent: each reaper's verdict, those that passed in this
+// run, and what to change, from how the survivors escaped and which ports stayed open.
+std::string reproduce_summary(const std::vector<CaseResult>& results,
+                              const std::vector<CatalogueEntry>& catalogue);
 
 }  // namespace reapcheck

@@ -131,8 +131,21 @@ int run_cli(int argc, char** argv) {
     fmt::print(stderr, "reapcheck: {}\n", e.what());
     return kExitUsage;
   }
+  // The words after `--` are a command of the user's, whatever they look like: CLI11 never sees
+  // them.
+  std::vector<char*> ours(argv, argv + argc);
+  if (auto dashes = std::find_if(ours.begin() + 1, ours.end(),
+                                 [](const char* w) { return std::string_view(w) == "--"; });
+      dashes != ours.end()) {
+    global.command.emplace(dashes + 1, ours.end());
+    ours.erase(dashes, ours.end());
+    if (typed_command(app, static_cast<int>(ours.size()), ours.data()) != "reproduce") {
+      fmt::print(stderr, "reapcheck: only 'reproduce' takes a command after '--'\n");
+      return kExitUsage;
+    }
+  }
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(ours.size()), ours.data());
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,6 +28,8 @@ class UsageError : public std::runtime_error {
 struct GlobalArgs {
   std::string scenario_dir;    // --scenarios DIR
   std::string color = "auto";  // --color auto|always|never
+  // The words after `--` (reproduce -- CMD ARGS...), when `--` was given.
+  std::optional<std::vector<std::string>> command;
 };
 
 // A subcommand: its CLI11 parser, and what runs once the command line has been parsed.

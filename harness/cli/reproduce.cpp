@@ -1,10 +1,13 @@
-// `reapcheck reproduce`: one case by hand (by default the npm dev-server leak under the process
-// group kill), its leak shown the way a person reads it: the forest that survived and the ports
-// still answering. --no-sandbox runs it on this machine, saying first what it will do.
+// `reapcheck reproduce`: a leak by hand, shown the way a person reads it: the forest that survived
+// and the ports still answering. Either one scenario (by default the npm dev-server leak under
+// the process group kill; --no-sandbox runs it on this machine, saying first what it will do), or
+// a command of the user's (`-- CMD`), run in their folder under each reaper, with what passed in
+// this run and what to change.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -12,16 +15,21 @@
 #include "harness/cli/commands.h"
 #include "harness/engine/case.h"
 #include "harness/engine/fixture.h"
+#include "harness/engine/matrix.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"
+#include "reports/evidence.h"
 #include "reports/reproduce_report.h"
 
 namespace reapcheck {
 namespace {
 
 struct ReproduceArgs {
-  std::string scenario = "npm-dev-server";
-  std::string reaper = "pgroup";
+  std::vector<std::string> words;  // the scenario id, or (without `--`) a command typed wrongly
+  std::vector<std::string> reapers;
+  std::string dir;
+  AgentReady ready;
+  int ready_timeout_ms = 0;
   bool no_sandbox = false;
   bool keep = false;
   Timing timing;  // --grace, --settle
@@ -36,7 +44,7 @@ void announce_host_run(const Scenario& scenario, const ReproduceArgs& args) {
              scenario.id,
              scenario.agent ? fmt::format("{}", fmt::join(scenario.agent->command, " "))
                             : "the fixture tree",
-             args.reaper,
+             args.reapers.front(),
              args.keep ? "--keep: whatever survives is left running for you to inspect."
                        : "Whatever survives is killed afterwards (--keep leaves it running).");
 }
@@ -69,11 +77,108 @@ std::filesystem::path kept_scratch() {
   return dir;
 }
 
+// `scenario` under each of `reapers`, one case at a time (in the run's own cgroup area, which the
+// cgroup reaper needs), each result handed to `done` as it comes.
+std::vector<CaseResult> run_reapers(const Scenario& scenario,
+                                    const std::vector<std::string>& reapers,
+                                    const ExpectationBook& book, const CaseOptions& options,
+                                    const std::function<void(const CaseResult&)>& done) {
+  MatrixPlan plan;
+  plan.scenarios = {scenario};
+  plan.reapers = reapers;
+  plan.expectations = book;
+  plan.options = options;
+  RunResult run;
+  run_matrix(plan, run, [&](const CaseResult& c, int, int) { done(c); });
+  return run.cases;
+}
+
+// `reproduce [--dir DIR] [--ready-...] -- CMD...`: the command under each reaper.
+int reproduce_command_of_yours(const GlobalArgs& global, const ReproduceArgs& args) {
+  if (args.no_sandbox || args.keep) {
+    throw UsageError(
+        "--no-sandbox and --keep are for a scenario: a command of yours runs only "
+        "in the sandbox, where its folder is copy-on-write");
+  }
+  if (global.command->empty()) {
+    throw UsageError(
+        "nothing after '--': give the command to run, e.g. reapcheck reproduce "
+        "--ready-port 5173 -- npm run dev");
+  }
+  if (!args.words.empty()) {
+    throw UsageError(
+        fmt::format("'{}' before '--': a scenario id and a command cannot be given "
+                    "together",
+                    fmt::join(args.words, " ")));
+  }
+  std::error_code ec;
+  const std::filesystem::path dir =
+      std::filesystem::weakly_canonical(args.dir.empty() ? "." : args.dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    throw UsageError(fmt::format("--dir {}: no such directory", args.dir));
+  }
+  const Scenario scenario = command_scenario(*global.command, dir, args.ready);
+  if (auto missing = missing_interpreters({scenario}); !missing.empty()) {
+    throw UsageError(missing);
+  }
+  const std::vector<std::string> reapers = select_reapers(args.reapers, false);
+  CaseOptions options;
+  args.timing.apply_to(options);
+  if (args.ready_timeout_ms > 0) options.ready = std::chrono::milliseconds(args.ready_timeout_ms);
+  if (const char* path = std::getenv("PATH")) options.agent_path = path;
+  watch_interrupts();
+  fmt::print(
+      "Reproducing `{}` in {} with {} reaper(s), each in a sandbox of its own (pids are "
+      "the sandbox's; {} is copy-on-write there)...\n",
+      fmt::join(scenario.agent->command, " "), dir.string(), reapers.size(), dir.string());
+  const std::vector<CaseResult> results =
+      run_reapers(scenario, reapers, {}, options, [](const CaseResult& c) {
+        // A pass is one line; what went wrong gets the whole story.
+        if (c.verdict == Verdict::pass) {
+          fmt::print("\n{}: pass — {}\n", c.reaper, evidence_summary(c));
+        } else {
+          fmt::print("{}", reproduce_report(c, nullptr));
+        }
+        std::fflush(stdout);
+      });
+  fmt::print("{}", reproduce_summary(results, catalogue_entries()));
+  fmt::print("\nEvery sandbox has ended: nothing above is still running, and {} is as it was.\n",
+             dir.string());
+  const bool all_passed = std::all_of(results.begin(), results.end(), [](const CaseResult& c) {
+    return c.verdict == Verdict::pass;
+  });
+  return all_passed ? kExitOk : kExitDeviation;
+}
+
+// Words typed where `--` and a command were meant: what to write instead.
+void require_dashes(const ReproduceArgs& args) {
+  const bool command_options = !args.dir.empty() || args.ready.any() || args.ready_timeout_ms > 0;
+  if (args.words.size() > 1 || (command_options && !args.words.empty())) {
+    throw UsageError(fmt::format("a command goes after '--': reapcheck reproduce{} -- {}",
+                                 args.dir.empty() ? "" : " --dir " + args.dir,
+                                 fmt::join(args.words, " ")));
+  }
+  if (command_options) {
+    throw UsageError(
+        "--dir and --ready-* go with a command: reapcheck reproduce --dir DIR -- CMD "
+        "[ARGS...]");
+  }
+}
+
 int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
+  if (global.command) return reproduce_command_of_yours(global, args);
+  require_dashes(args);
   const ScenarioSet set = load_inputs(global);
-  const std::vector<Scenario> scenarios = select_scenarios(set, {args.scenario});
+  const std::vector<Scenario> scenarios =
+      select_scenarios(set, {args.words.empty() ? "npm-dev-server" : args.words.front()});
   const Scenario& scenario = scenarios.front();
-  const std::string reaper = select_reapers({args.reaper}, false).front();
+  if (args.reapers.size() > 1) {
+    throw UsageError(
+        "a scenario is reproduced with one --reaper; a command of yours (-- CMD) "
+        "with several");
+  }
+  const std::string reaper =
+      select_reapers({args.reapers.empty() ? "pgroup" : args.reapers.front()}, false).front();
   if (auto missing = missing_interpreters(scenarios); !missing.empty()) throw UsageError(missing);
   CaseOptions options;
   args.timing.apply_to(options);
@@ -93,7 +198,10 @@ int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
   fmt::print("Reproducing {} with {} ({})...\n", scenario.id, reaper,
              args.no_sandbox ? "on this machine" : "in a sandbox; pids are the sandbox's");
   const CaseResult c =
-      run_case(make_job(scenario, reaper, set.expectations, /*expect_pass=*/false), options);
+      options.on_host
+          ? run_case(make_job(scenario, reaper, set.expectations, false), options)
+          : run_reapers(scenario, {reaper}, set.expectations, options, [](const CaseResult&) {
+            }).front();
   const ScenarioNotes notes = notes_for({scenario}, set.expectations).at(scenario.id);
   print_outcome(c, notes, args, options.scratch);
   return c.as_expected() ? kExitOk : kExitDeviation;
@@ -105,12 +213,43 @@ Command reproduce_command(CLI::App& app, const GlobalArgs& global) {
   auto args = std::make_shared<ReproduceArgs>();
   auto* cmd = app.add_subcommand(
       "reproduce",
-      "Reproduce one scenario by hand (default: the npm dev-server leak) and show what "
-      "leaked and which ports still answer");
-  cmd->add_option("scenario", args->scenario, "Scenario id")
-      ->type_name("SCENARIO")
-      ->capture_default_str();
-  cmd->add_option("--reaper", args->reaper, "Reaper id")->type_name("ID")->capture_default_str();
+      "Reproduce a leak by hand and show what leaked and which ports still answer: one "
+      "scenario (default: the npm dev-server leak), or your own command after '--', run in "
+      "your folder under each reaper\n\n"
+      "Examples:\n"
+      "  reapcheck reproduce npm-dev-server --reaper pgroup\n"
+      "  reapcheck reproduce --dir ~/my-app --ready-port 5173 -- npm run dev\n"
+      "  reapcheck reproduce --reaper pgroup --reaper cgroup --ready-log 'listening' -- "
+      "python3 server.py");
+  cmd->add_option("scenario", args->words, "Scenario id (default: npm-dev-server)")
+      ->type_name("SCENARIO");
+  cmd->add_option("--reaper", args->reapers,
+                  "Reaper id, repeatable (default: pgroup for a scenario, every built-in for a "
+                  "command)")
+      ->type_name("ID");
+  cmd->add_option("--dir", args->dir,
+                  "With -- CMD: the folder the command runs in (default: the current one); it "
+                  "sees it copy-on-write, and it is never written")
+      ->type_name("DIR");
+  auto* port = cmd->add_option("--ready-port", args->ready.port,
+                               "With -- CMD: ready once something listens on this TCP port")
+                   ->type_name("N")
+                   ->check(CLI::Range(1, 65535));
+  auto* log = cmd->add_option("--ready-log", args->ready.log,
+                              "With -- CMD: ready once a line of its output matches this regex")
+                  ->type_name("REGEX")
+                  ->check([](const std::string& p) { return ready_log_error(p); });
+  auto* after = cmd->add_option("--ready-after", args->ready.after_ms,
+                                "With -- CMD: ready this long after it started")
+                    ->type_name("MS")
+                    ->check(CLI::Range(1, 3600000));
+  port->excludes(log)->excludes(after);
+  log->excludes(after);
+  cmd->add_option("--ready-timeout", args->ready_timeout_ms,
+                  "With -- CMD: how long it may take to be ready (default 10000; then, and in "
+                  "every case, once it has gone 500 ms without a fork or exec)")
+      ->type_name("MS")
+      ->check(CLI::Range(1, 3600000));
   cmd->add_flag("--no-sandbox", args->no_sandbox,
                 "Run on this machine as a user would see it (built-in reapers and presets "
                 "only; says what it will do first)");

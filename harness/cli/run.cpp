@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/outputs.h"
@@ -69,6 +70,8 @@ MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
   plan.shard = shard_of(args);
   args.timing.apply_to(plan.options);
   plan.options.ledger = !args.no_ledger;
+  // A scenario's own command (an [agent] with dir) runs with the PATH it runs with for you.
+  if (const char* path = std::getenv("PATH")) plan.options.agent_path = path;
   return plan;
 }
 

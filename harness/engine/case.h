@@ -41,6 +41,9 @@ struct CaseOptions {
   // On the host: the directory the case works in (its worktree is scratch/worktree), which the
   // caller owns and may keep; empty: a fresh one, removed afterwards.
   std::filesystem::path scratch;
+  // The PATH an observed agent (a project's own command) runs with: the invoking user's, so that
+  // the command runs as it does for them; empty: the case's standard PATH.
+  std::string agent_path;
 };
 
 // How long past the grace period the reaper may take on a tree of `members` before the case

@@ -20,6 +20,7 @@
 #include "harness/engine/cgroup_state.h"
 #include "harness/engine/fixture.h"
 #include "harness/engine/inside_reaper.h"
+#include "harness/engine/observed_tree.h"
 #include "harness/engine/ports.h"
 #include "harness/engine/race.h"
 #include "harness/engine/readiness.h"
@@ -89,7 +90,7 @@ class CaseBody {
         reaper_(reaper),
         options_(options),
         scratch_(std::move(scratch)),
-        worktree_(scratch_ / "worktree"),
+        worktree_(observed() ? scenario.agent->dir : scratch_ / "worktree"),
         log_(scratch_ / "fixture.log"),
         transient_(as_set(scenario.transient_roles())),
         reaped_transient_(as_set(scenario.reaped_transient_roles())),
@@ -119,6 +120,7 @@ class CaseBody {
     log_fd_ =
         reaper::UniqueFd(::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
     setup_deadline_ = Clock::now() + options_.ready;
+    if (observed()) setup_deadline_ += std::chrono::milliseconds(scenario_.agent->ready.after_ms);
 
     Census census;
     Bystanders bystanders(scratch_, census);
@@ -133,7 +135,8 @@ class CaseBody {
     const pid_t agent = await_spawn(host, bystanders);
     phases.mark("spawn");
 
-    std::vector<Member> members = collect_members(ready, census);
+    std::vector<Member> members = observed() ? observe_members(agent, host, bystanders, census)
+                                             : collect_members(ready, census);
     await_final_states(members);
     bystanders.await_begun(setup_deadline_);
     if (reaper_.supervises) register_supervisor(agent, members, census);
@@ -372,7 +375,9 @@ class CaseBody {
     spec.argv = prepare_fixture(scenario_, worktree_, inside_kill_command());
     spec.cwd = worktree_.string();
     spec.blocked_signals = signal_numbers(scenario_.setup.blocked);
-    spec.env = {"PATH=" + path_, "LC_ALL=C", "REAPCHECK_READY_FD=" + std::to_string(ready.writer()),
+    const std::string path =
+        observed() && !options_.agent_path.empty() ? options_.agent_path : path_;
+    spec.env = {"PATH=" + path, "LC_ALL=C", "REAPCHECK_READY_FD=" + std::to_string(ready.writer()),
                 "REAPCHECK_READY_SOCKET=" + ready.socket_path(),
                 "REAPCHECK_FIXTURE_LOG=" + log_.string(),
                 "REAPCHECK_WORKTREE=" + worktree_.string(),
@@ -382,7 +387,8 @@ class CaseBody {
     spec.inherit_fds = {ready.writer()};
     spec.output_fd = log_fd_.get();
     if (scenario_.agent) {
-      // A command agent gets its ports, and a home of its own so npm touches nothing outside.
+      // A command agent gets its ports (a package's), and a home of its own so npm touches
+      // nothing outside.
       int next = kFirstPort;
       for (const auto& [var, role] : scenario_.agent->ports) {
         ports_.emplace_back(next, role);
@@ -437,6 +443,74 @@ class CaseBody {
       for (const auto& role : sibling_roles()) bystanders.adopt(role, setup_deadline_);
     }
     return spawned.agent;
+  }
+
+  bool observed() const { return scenario_.agent && scenario_.agent->observed(); }
+
+  // An observed agent's tree, once it is ready: every process the kernel shows descending from
+  // the agent or orphaned into the namespace, each named from what it runs, and the ports they
+  // listen on. Nothing it announces counts.
+  std::vector<Member> observe_members(pid_t spawned, const ReaperHost& host,
+                                      const Bystanders& bystanders, Census& census) {
+    // Below a supervisor (tini, a supervise: reaper), the agent is the supervisor's child.
+    const pid_t agent = reaper_.supervises ? await_child(spawned) : spawned;
+    auto agent_fd = reaper::pidfd_open(agent);
+    if (!agent_fd) {
+      setup_failed(fmt::format("the agent (pid {}) exited at once, before it was ready{}", agent,
+                               log_tail()));
+    }
+    std::set<pid_t> outside = {1, ::getpid(), host.pid(), spawned};
+    outside.erase(agent);
+    for (pid_t b : bystanders.pids_with_ancestors_below(host.pid())) outside.insert(b);
+    for (pid_t helper : reaper_helpers(host.pid(), spawned)) outside.insert(helper);
+    reaper::ProcTable table;
+    auto scan = [&] {
+      table = reaper::ProcTable::read("/proc", reaper::Detail::full);
+      return observed_tree(table, agent, outside);
+    };
+    ReadyWatch watch{scenario_.agent->ready, agent_fd->get(), log_,
+                     [&] { return tree_state(scan()); }, setup_deadline_};
+    if (std::string why = await_ready(watch); !why.empty()) {
+      std::vector<std::string> seen;
+      for (const reaper::ProcInfo* p : scan()) {
+        seen.push_back(fmt::format("{} (pid {}, {})", role_of(*p), p->pid, p->state));
+      }
+      setup_failed(fmt::format("the command was not ready: {}; its processes then: {}{}", why,
+                               seen.empty() ? "none" : fmt::format("{}", fmt::join(seen, ", ")),
+                               log_tail()));
+    }
+    std::vector<Member> members;
+    std::vector<pid_t> pids;
+    for (const reaper::ProcInfo* p : scan()) {
+      auto fd = p->pid == agent ? std::move(agent_fd) : reaper::pidfd_open(p->pid);
+      if (!fd) continue;  // gone since the look: require_intact() has nothing to hold it to
+      const std::string role = p->pid == agent ? "agent" : role_of(*p);
+      census.add_member(p->pid, role, fd->get());
+      members.push_back(Member{p->pid, role, std::move(*fd)});
+      pids.push_back(p->pid);
+    }
+    for (const auto& [port, holder] : ports_held_by(pids)) {
+      const auto m = std::find_if(members.begin(), members.end(),
+                                  [&](const Member& x) { return x.pid == holder; });
+      ports_.emplace_back(port, m->role);
+    }
+    return members;
+  }
+
+  // The first child of `parent` (a supervisor's agent), once it has forked it.
+  pid_t await_child(pid_t parent) const {
+    reaper::Backoff backoff;
+    for (;;) {
+      const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+      for (const auto& p : table.all()) {
+        if (p.ppid == parent) return p.pid;
+      }
+      if (Clock::now() > setup_deadline_) {
+        setup_failed(
+            fmt::format("the supervisor (pid {}) never started the agent{}", parent, log_tail()));
+      }
+      backoff.wait(setup_deadline_);
+    }
   }
 
   std::vector<Member> collect_members(ReadinessChannel& ready, Census& census) {
@@ -653,7 +727,7 @@ class CaseBody {
     std::string s = reaper::read_file(log_.string());
     if (s.size() > 2000) s = "..." + s.substr(s.size() - 2000);
     while (!s.empty() && s.back() == '\n') s.pop_back();
-    return s.empty() ? "" : " — fixture log: " + printable(s);
+    return s.empty() ? "" : (observed() ? " — its output: " : " — fixture log: ") + printable(s);
   }
 
   bool is_transient(const std::string& role) const { return transient_.count(role) != 0; }

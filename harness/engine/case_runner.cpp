@@ -2,8 +2,10 @@
 // window did not open, and the one path every result takes to its verdict (complete_case).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <span>
 
 #include "harness/catalog/catalog.h"
 #include "harness/engine/applicability.h"
@@ -60,7 +62,8 @@ namespace {
 std::chrono::milliseconds sandbox_deadline(const Scenario& scenario, const CaseOptions& options) {
   constexpr int kMembersPerReadyPeriod = 100;
   const int periods = 1 + scenario.member_count() / kMembersPerReadyPeriod;
-  return options.ready * periods + options.grace +
+  const int after_ms = scenario.agent ? scenario.agent->ready.after_ms : 0;
+  return options.ready * periods + std::chrono::milliseconds(after_ms) + options.grace +
          reaper_allowance(options, scenario.member_count()) + options.settle + kDyingBound +
          std::chrono::milliseconds(5000);
 }
@@ -74,10 +77,29 @@ std::string observe_inside(const Scenario& scenario, const ReaperChoice& reaper,
   return json_text(nlohmann::json(observe_case(scenario, reaper, inside, scratch)));
 }
 
+// The project folders the jobs' observed agents run in: every sandbox of a series lays them all,
+// since it is made before it knows its case.
+std::vector<std::filesystem::path> projects_of(std::span<const CaseJob> jobs) {
+  std::vector<std::filesystem::path> out;
+  for (const CaseJob& job : jobs) {
+    const auto& agent = job.scenario->agent;
+    if (agent && agent->observed() && std::find(out.begin(), out.end(), agent->dir) == out.end()) {
+      out.push_back(agent->dir);
+    }
+  }
+  return out;
+}
+
 SandboxOptions sandbox_options(const CaseOptions& options, const std::filesystem::path& scratch,
-                               std::chrono::milliseconds deadline) {
-  return {deadline,      scratch, harness_paths(), shared_paths(), options.cgroup_parent,
-          options.ledger};
+                               std::chrono::milliseconds deadline,
+                               std::vector<std::filesystem::path> projects) {
+  return {deadline,
+          scratch,
+          harness_paths(),
+          shared_paths(),
+          options.cgroup_parent,
+          options.ledger,
+          std::move(projects)};
 }
 
 // The case's result from what its sandbox gave back; the time since `started` not spent in the
@@ -103,13 +125,15 @@ CaseResult result_of(const SandboxOutcome& outcome, Clock::time_point started) {
 // How a case reaches its sandbox: one made for it (run_case), or one a series made ahead.
 using Observe = std::function<CaseResult(const Scenario&, const ReaperChoice&, const CaseOptions&)>;
 
-CaseResult observe_sandboxed(const Scenario& scenario, const ReaperChoice& reaper,
+CaseResult observe_sandboxed(const CaseJob& job, const ReaperChoice& reaper,
                              const CaseOptions& options) {
   const auto started = Clock::now();
   ScratchDir scratch;
+  const Scenario& scenario = *job.scenario;
   const SandboxOutcome outcome =
       run_in_sandbox([&] { return observe_inside(scenario, reaper, options, scratch.path()); },
-                     sandbox_options(options, scratch.path(), sandbox_deadline(scenario, options)));
+                     sandbox_options(options, scratch.path(), sandbox_deadline(scenario, options),
+                                     projects_of({&job, 1})));
   return result_of(outcome, started);
 }
 
@@ -219,7 +243,10 @@ CaseResult run_job(const CaseJob& job, const CaseOptions& options, const Observe
 }  // namespace
 
 CaseResult run_case(const CaseJob& job, const CaseOptions& options) {
-  return run_job(job, options, observe_sandboxed);
+  return run_job(job, options,
+                 [&](const Scenario&, const ReaperChoice& reaper, const CaseOptions& ours) {
+                   return observe_sandboxed(job, reaper, ours);
+                 });
 }
 
 struct CaseSeries::Ahead {
@@ -250,7 +277,7 @@ std::unique_ptr<CaseSeries::Ahead> CaseSeries::make_ahead(Sandbox* running) cons
         const ReaperChoice reaper = *resolve_reaper(job.reaper);
         return observe_inside(*job.scenario, reaper, with_reapers_grace(options, reaper), scratch);
       },
-      sandbox_options(options_, scratch, options_.ready), running);
+      sandbox_options(options_, scratch, options_.ready, projects_of(jobs_)), running);
   return ahead;
 }
 
@@ -281,6 +308,10 @@ std::string host_run_refusal(const Scenario& scenario, std::string_view reaper_i
   if (scenario.uses_cgroups()) {
     return "scenario '" + scenario.id +
            "' moves members into cgroups, which only the sandbox may do";
+  }
+  if (scenario.agent && scenario.agent->observed()) {
+    return "a project's own command runs only in the sandbox, where its folder is copy-on-write "
+           "and its processes are told from yours";
   }
   const auto reaper = resolve_reaper(reaper_id);
   if (reaper && reaper->origin == ReaperChoice::Origin::command) {

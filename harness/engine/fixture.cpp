@@ -1,5 +1,8 @@
 #include "harness/engine/fixture.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <fstream>
 
 #include "harness/support/paths.h"
@@ -104,7 +107,10 @@ std::vector<std::string> prepare_fixture(const Scenario& scenario,
                                          const std::filesystem::path& worktree,
                                          const std::string& inside_kill) {
   if (scenario.agent) {
-    copy_package(fixtures_dir() / "node" / scenario.agent->package, worktree);
+    // A project's own folder is shown to the case as it is (project_view.h).
+    if (!scenario.agent->observed()) {
+      copy_package(fixtures_dir() / "node" / scenario.agent->package, worktree);
+    }
     return scenario.agent->command;
   }
   return tree_command(scenario.tree, scenario.fixture, worktree, inside_kill);
@@ -124,13 +130,43 @@ std::vector<std::string> prepare_sibling(const Scenario& scenario,
   // Built as the agent's tree is: by C members where the agent is one.
   sibling.c_member = scenario.tree.c_member;
   sibling.children.back().c_member = scenario.tree.c_member;
-  // A command agent is a node program: its sibling is a node tree.
-  const Fixture fixture = scenario.agent ? Fixture::node : scenario.fixture;
+  // A package's agent is a node program: its sibling is a node tree. A project's command may be
+  // anything: its sibling is the perl tree, which needs nothing installed beyond the harness.
+  const Fixture fixture =
+      scenario.agent && !scenario.agent->observed() ? Fixture::node : scenario.fixture;
   return tree_command(sibling, fixture, worktree);
+}
+
+// Whether `program` (a command's first word) can be started from `dir`: a path is taken from
+// there, a name looked up in PATH.
+bool startable(const std::string& program, const std::filesystem::path& dir) {
+  if (program.find('/') == std::string::npos) return !find_in_path(program).empty();
+  const std::filesystem::path path =
+      std::filesystem::path(program).is_absolute() ? std::filesystem::path(program) : dir / program;
+  return ::access(path.c_str(), X_OK) == 0 && !std::filesystem::is_directory(path);
 }
 
 std::string missing_interpreters(const std::vector<Scenario>& scenarios) {
   for (const auto& s : scenarios) {
+    if (s.agent && s.agent->observed()) {
+      const auto& a = *s.agent;
+      if (!std::filesystem::is_directory(a.dir)) {
+        return "scenario '" + s.id + "': the agent's folder " + a.dir.string() +
+               " is not a directory";
+      }
+      const auto temp = std::filesystem::weakly_canonical(std::filesystem::temp_directory_path());
+      const auto [d, t] = std::mismatch(a.dir.begin(), a.dir.end(), temp.begin(), temp.end());
+      if (d == a.dir.end()) {
+        return "scenario '" + s.id + "': the agent's folder " + a.dir.string() + " holds " +
+               temp.string() +
+               ", where reapcheck keeps each case's scratch: give a folder of the project's own";
+      }
+      if (!startable(a.command.front(), a.dir)) {
+        return "scenario '" + s.id + "': '" + a.command.front() +
+               "' is not a program found in PATH or in " + a.dir.string();
+      }
+      continue;
+    }
     if (s.agent) {
       // A package with dependencies needs them installed (scripts/setup.sh runs npm ci).
       const auto dir = fixtures_dir() / "node" / s.agent->package;

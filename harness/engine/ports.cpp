@@ -6,7 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -16,9 +18,10 @@
 namespace reapcheck {
 namespace {
 
-// Socket inodes listening on `port`, from /proc/net/tcp and tcp6 (state 0A is LISTEN).
-std::set<std::string> listening_inodes(int port) {
-  std::set<std::string> inodes;
+// Every listening TCP socket's inode → its port, from /proc/net/tcp and tcp6 (state 0A is
+// LISTEN).
+std::map<std::string, int> listening_sockets() {
+  std::map<std::string, int> sockets;
   for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
     std::ifstream in(table);
     std::string line;
@@ -30,10 +33,65 @@ std::set<std::string> listening_inodes(int port) {
           inode;
       const auto colon = local.rfind(':');
       if (state != "0A" || colon == std::string::npos) continue;
-      if (std::stoi(local.substr(colon + 1), nullptr, 16) == port) inodes.insert(inode);
+      sockets.emplace(inode, std::stoi(local.substr(colon + 1), nullptr, 16));
     }
   }
+  return sockets;
+}
+
+// Socket inodes listening on `port`.
+std::set<std::string> listening_inodes(int port) {
+  std::set<std::string> inodes;
+  for (const auto& [inode, p] : listening_sockets()) {
+    if (p == port) inodes.insert(inode);
+  }
   return inodes;
+}
+
+// What the fd directory `fd_dir` holds: whether it lists any fd at all (not when it cannot be
+// read), and the inodes of the sockets among them.
+struct FdSockets {
+  bool any = false;
+  std::vector<std::string> inodes;
+};
+
+FdSockets sockets_in(const std::string& fd_dir) {
+  FdSockets out;
+  DIR* fds = ::opendir(fd_dir.c_str());
+  if (fds == nullptr) return out;
+  while (dirent* f = ::readdir(fds)) {
+    if (f->d_name[0] == '.') continue;
+    out.any = true;
+    char target[64];
+    const ssize_t n = ::readlink((fd_dir + "/" + f->d_name).c_str(), target, sizeof target - 1);
+    if (n <= 0) continue;
+    const std::string link(target, static_cast<size_t>(n));  // "socket:[12345]"
+    if (link.rfind("socket:[", 0) == 0) out.inodes.push_back(link.substr(8, link.size() - 9));
+  }
+  ::closedir(fds);
+  return out;
+}
+
+bool accepts(int family, int port) {
+  reaper::UniqueFd s(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!s) return false;
+  sockaddr_storage storage{};
+  socklen_t size = 0;
+  if (family == AF_INET) {
+    auto* a = reinterpret_cast<sockaddr_in*>(&storage);
+    a->sin_family = AF_INET;
+    a->sin_port = htons(static_cast<uint16_t>(port));
+    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    size = sizeof *a;
+  } else {
+    auto* a = reinterpret_cast<sockaddr_in6*>(&storage);
+    a->sin6_family = AF_INET6;
+    a->sin6_port = htons(static_cast<uint16_t>(port));
+    a->sin6_addr = in6addr_loopback;
+    size = sizeof *a;
+  }
+  // Loopback answers at once: accepted, or refused with ECONNREFUSED.
+  return ::connect(s.get(), reinterpret_cast<sockaddr*>(&storage), size) == 0;
 }
 
 enum class Holds { yes, no, no_fds };
@@ -41,23 +99,12 @@ enum class Holds { yes, no, no_fds };
 // Whether the fd directory `fd_dir` has one of the socket `inodes` open; `no_fds` when it lists
 // no fd at all (or cannot be read).
 Holds holds_socket(const std::string& fd_dir, const std::set<std::string>& inodes) {
-  DIR* fds = ::opendir(fd_dir.c_str());
-  if (fds == nullptr) return Holds::no_fds;
-  Holds out = Holds::no_fds;
-  while (dirent* f = ::readdir(fds)) {
-    if (f->d_name[0] == '.') continue;
-    out = Holds::no;
-    char target[64];
-    const ssize_t n = ::readlink((fd_dir + "/" + f->d_name).c_str(), target, sizeof target - 1);
-    if (n <= 0) continue;
-    const std::string link(target, static_cast<size_t>(n));  // "socket:[12345]"
-    if (link.rfind("socket:[", 0) == 0 && inodes.count(link.substr(8, link.size() - 9)) != 0) {
-      out = Holds::yes;
-      break;
-    }
-  }
-  ::closedir(fds);
-  return out;
+  const FdSockets fds = sockets_in(fd_dir);
+  if (!fds.any) return Holds::no_fds;
+  return std::any_of(fds.inodes.begin(), fds.inodes.end(),
+                     [&](const std::string& i) { return inodes.count(i) != 0; })
+             ? Holds::yes
+             : Holds::no;
 }
 
 // One of the threads of the process at `dir` (/proc/<pid>) has one of the sockets open.
@@ -77,15 +124,24 @@ bool any_thread_holds(const std::string& dir, const std::set<std::string>& inode
 }
 }  // namespace
 
+// A dev server on "localhost" may listen on [::1] alone (Node resolves it so): both are asked.
 bool port_accepting(int port) {
-  reaper::UniqueFd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!s) return false;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  // Loopback answers at once: accepted, or refused with ECONNREFUSED.
-  return ::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  return accepts(AF_INET, port) || accepts(AF_INET6, port);
+}
+
+bool port_listening(int port) {
+  return !listening_inodes(port).empty();
+}
+
+std::vector<std::pair<int, pid_t>> ports_held_by(const std::vector<pid_t>& pids) {
+  const std::map<std::string, int> sockets = listening_sockets();
+  std::map<int, pid_t> held;
+  for (pid_t pid : pids) {
+    for (const std::string& inode : sockets_in("/proc/" + std::to_string(pid) + "/fd").inodes) {
+      if (auto it = sockets.find(inode); it != sockets.end()) held.emplace(it->second, pid);
+    }
+  }
+  return {held.begin(), held.end()};
 }
 
 pid_t port_holder(int port) {

@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "harness/engine/signal_filter.h"
 #include "harness/model/text.h"
@@ -48,6 +50,23 @@ void reap_agents_on_exit(const reaper::Agent& agent, const std::optional<reaper:
 }
 
 // The environment the reaper runs in, as the case sets it: a machine without ps, say.
+// An agent on a PTY writes to its master side, which the seed orchestrator reads to show the
+// agent's output: a thread of the host does the same, into `out` (the case's log), so that the
+// agent never blocks on a full PTY and its output can tell when it is ready. It ends when the PTY
+// has no writer left.
+void drain_pty(const reaper::Agent& agent, int out) {
+  if (agent.pty_master() < 0 || out < 0) return;
+  std::thread([master = agent.pty_master(), out] {
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(master, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // EIO: every slave side is closed
+      if (::write(out, buf, static_cast<size_t>(n)) < 0 && errno != EINTR) return;
+    }
+  }).detach();
+}
+
 void apply_environment(const HostPlan& plan) {
   if (!plan.path.empty()) ::setenv("PATH", plan.path.c_str(), 1);
 }
@@ -80,6 +99,8 @@ CpuTime cpu_time() {
     if (plan.sibling) {
       for (int fd : plan.sibling->inherit_fds) ::close(fd);
     }
+    drain_pty(agent, plan.agent.output_fd);
+    if (sibling) drain_pty(*sibling, plan.sibling->output_fd);
     reap_agents_on_exit(agent, sibling);
     nlohmann::json spawned = {{"spawned", agent.pid()}};
     if (sibling) spawned["sibling"] = sibling->pid();

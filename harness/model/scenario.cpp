@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -303,11 +304,17 @@ class Reader : public TomlReader {
   }
 
   CommandAgent command_agent(const toml::table& t) const {
-    only_keys(t, {"command", "package", "members", "ports", "escapes"}, "[agent]");
+    only_keys(t, {"command", "package", "members", "ports", "escapes", "dir", "ready"}, "[agent]");
     CommandAgent a;
     a.command = strings_at(t, "command");
     if (a.command.empty())
       fail(t.source(), "[agent] needs 'command', the program and its arguments");
+    if (t.contains("dir")) return observed_agent(t, std::move(a));
+    if (t.contains("ready")) {
+      fail(t.get("ready")->source(),
+           "[agent.ready] is for a project's own command (with 'dir'): a package's members "
+           "announce themselves");
+    }
     a.package = string_at(t, "package", true);
     // A folder of fixtures/node, by name: a path could name (and copy) anything on the host.
     if (a.package.empty() || a.package.find('/') != std::string::npos || a.package == "." ||
@@ -327,6 +334,45 @@ class Reader : public TomlReader {
     }
     a.escapes = escapes(t, a.members);
     return a;
+  }
+
+  // [agent] with `dir`: a project's own command, its processes observed. Only `ready` goes with
+  // it: what a package declares (members, ports, escapes) is found by observation here.
+  CommandAgent observed_agent(const toml::table& t, CommandAgent a) const {
+    for (const char* key : {"package", "members", "ports", "escapes"}) {
+      if (t.contains(key)) {
+        fail(t.get(key)->source(),
+             fmt::format("'{}' goes with 'package'; with 'dir' the agent's processes, their roles "
+                         "and ports are found by observation",
+                         key));
+      }
+    }
+    const std::string dir = string_at(t, "dir", true);
+    a.dir = std::filesystem::path(dir).is_absolute() ? std::filesystem::path(dir)
+                                                     : file().parent_path() / dir;
+    a.dir = a.dir.lexically_normal();
+    if (const toml::node* r = t.get("ready")) {
+      if (!r->is_table()) fail(r->source(), "[agent.ready] is a table: port, log or after_ms");
+      a.ready = agent_ready(*r->as_table());
+    }
+    return a;
+  }
+
+  AgentReady agent_ready(const toml::table& t) const {
+    only_keys(t, {"port", "log", "after_ms"}, "[agent.ready]");
+    if (t.size() > 1) {
+      fail(t.source(), "[agent.ready] takes one of port, log or after_ms, not several");
+    }
+    AgentReady r;
+    r.port = int_at(t, "port", 1, 65535, 0);
+    r.log = string_at(t, "log", false);
+    if (t.contains("log")) {
+      if (std::string why = ready_log_error(r.log); !why.empty()) {
+        fail(t.get("log")->source(), why);
+      }
+    }
+    r.after_ms = int_at(t, "after_ms", 1, 3600000, 0);
+    return r;
   }
 
   // [agent.escapes]: role = "how it escapes", for roles the agent announces.
@@ -489,6 +535,32 @@ bool valid_id(const std::string& id) {
 }
 
 }  // namespace
+
+std::string ready_log_error(const std::string& pattern) {
+  if (pattern.empty()) return "the ready log pattern is empty: it would match any line";
+  try {
+    std::regex check(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    return fmt::format("'{}' is not a regular expression (ECMAScript): {}", pattern, e.what());
+  }
+  return {};
+}
+
+Scenario command_scenario(std::vector<std::string> command, const std::filesystem::path& dir,
+                          AgentReady ready) {
+  Scenario s;
+  s.id = "your-command";
+  s.description = fmt::format("{}, run in {}", fmt::join(command, " "), dir.string());
+  s.tags = {"observed"};
+  s.agent = CommandAgent{};
+  s.agent->command = std::move(command);
+  s.agent->dir = dir;
+  s.agent->ready = std::move(ready);
+  s.tree.role = "agent";
+  // A tool that kills by command line meets a process naming the project's folder.
+  s.bystanders.push_back({BystanderKind::lookalike, {}});
+  return s;
+}
 
 int Scenario::member_count() const {
   return agent ? static_cast<int>(agent->members.size()) : count_members(tree);

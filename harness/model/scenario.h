@@ -76,10 +76,25 @@ struct BystanderSpec {
 std::string_view to_string(BystanderKind kind);
 std::optional<BystanderKind> parse_bystander_kind(std::string_view name);
 
-// An agent that is a real program rather than a fixture tree: a package from fixtures/node is
-// copied into the worktree and `command` is run there. Its processes announce themselves.
+// When an observed agent's tree is ready for the kill: once the condition given holds (at most
+// one), and then, in every case, once the tree has gone a quiet period without a fork or exec.
+struct AgentReady {
+  int port = 0;      // a process of the tree listens on this TCP port
+  std::string log;   // a line of the agent's output matches this (ECMAScript) regex
+  int after_ms = 0;  // this long after the agent started
+  bool any() const { return port != 0 || !log.empty() || after_ms != 0; }
+};
+
+// An agent that is a real program rather than a fixture tree, in one of two forms:
+// - a package from fixtures/node, copied into the worktree, whose processes announce themselves
+//   (`package`, `members`): the built-in npm scenarios;
+// - a project's own folder (`dir`), which the tree sees through a copy-on-write layer at its own
+//   path, and whose processes are found by observation: every process of the case's PID
+//   namespace that is not the harness's, a bystander's or the reaper's.
 struct CommandAgent {
   std::vector<std::string> command;  // e.g. npm run dev
+  std::filesystem::path dir;         // absolute; set for an observed agent
+  AgentReady ready;                  // for an observed agent
   std::string package;               // a folder of fixtures/node
   std::vector<std::string> members;  // the roles the package announces
   // An environment variable the harness sets to a port → the role that listens on it. After
@@ -88,6 +103,8 @@ struct CommandAgent {
   // A member role → how it leaves the agent's reach, in the words of its package ("spawned by
   // server.js with detached: true, which calls setsid()"): what `reproduce` tells a developer.
   std::vector<std::pair<std::string, std::string>> escapes;
+
+  bool observed() const { return !dir.empty(); }
 };
 
 // How a case is driven, beyond the tree it builds: [case] in the scenario file.
@@ -137,6 +154,12 @@ struct Scenario {
 };
 
 Scenario load_scenario(const std::filesystem::path& file);
+// Why `pattern` cannot be a ready log pattern (empty, or not an ECMAScript regex), or empty.
+std::string ready_log_error(const std::string& pattern);
+
+// A scenario for `reproduce -- CMD`: `command` run in `dir` as an observed agent.
+Scenario command_scenario(std::vector<std::string> command, const std::filesystem::path& dir,
+                          AgentReady ready);
 Scenario parse_scenario(std::string_view text, const std::filesystem::path& file);
 
 // A role is one word: not empty, no space and no control byte. Scenario files and readiness

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 
+#include "harness/sandbox/project_view.h"
 #include "reaper/os/cgroup_fs.h"
 #include "reaper/os/sys_error.h"
 #include "reaper/os/unique_fd.h"
@@ -103,6 +104,10 @@ void make_writable(const fs::path& path, unsigned flags = 0) {
 void prepare_host_view(const HostView& view) {
   check(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), "make / private");
 
+  // Taken first: a project under /tmp is hidden once the private tmpfs covers it.
+  std::vector<ProjectLayer> projects;
+  for (const fs::path& dir : view.projects) projects.push_back(take_project(dir, view.ids));
+
   std::vector<Kept> kept;
   std::vector<fs::path> covers;  // closed folders above what the case reads
   for (const fs::path& p : view.visible) {
@@ -139,6 +144,10 @@ void prepare_host_view(const HostView& view) {
     check(::mount("tmpfs", view.scratch.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()),
           "mount the scratch tmpfs on " + view.scratch.string());
   }
+  for (size_t i = 0; i < projects.size(); ++i) {
+    lay_project(projects[i], view.scratch / (".project-" + std::to_string(i)), view.ids,
+                view.ids.uid == 0);
+  }
   const std::string cgroup_mount = view.cgroup.empty() ? "" : reaper::cgroup2_mount();
   if (!cgroup_mount.empty()) {
     check(::mount(view.cgroup.c_str(), cgroup_mount.c_str(), nullptr, MS_BIND, nullptr),
@@ -152,6 +161,8 @@ void prepare_host_view(const HostView& view) {
     if (k.writable) make_writable(k.path, AT_RECURSIVE);
   }
   if (!view.scratch.empty()) make_writable(view.scratch);
+  // Each overlay only: its lower layer, the host's folder, stays read-only below it.
+  for (const ProjectLayer& p : projects) make_writable(p.dir);
   if (!cgroup_mount.empty()) make_writable(cgroup_mount);
   // The warden writes PID 1's id maps through the host's /proc; the case's /proc covers it before
   // the case runs (case_proc.h).

@@ -18,6 +18,9 @@ struct HostView {
   std::filesystem::path scratch;               // a private tmpfs owned by the sandbox's root
   std::vector<std::filesystem::path> visible;  // host paths that stay reachable, read-only
   std::vector<std::filesystem::path> shared;   // host directories that stay reachable and writable
+  // Project folders the case sees at their own paths through a copy-on-write layer
+  // (project_view.h): writable inside, never written on the host.
+  std::vector<std::filesystem::path> projects;
   std::string cgroup;  // a host cgroup shown in place of the whole hierarchy; empty: none
   SandboxIds ids;      // who owns the scratch tmpfs
 };
@@ -25,9 +28,9 @@ struct HostView {
 // In the calling process's (fresh, unshared) mount namespace, one checked step after another:
 // private propagation; the host's /tmp, /var/tmp, /dev/shm and /run replaced by empty tmpfs (no
 // host file or Unix socket under them stays reachable) with `visible` and `shared` put back; the
-// scratch tmpfs; the cgroup; everything read-only and set-uid-free but those. Throws naming the
-// step that failed. The case's own /proc comes later (case_proc.h): its PID namespace does not
-// exist yet.
+// scratch tmpfs; the projects' copy-on-write layers; the cgroup; everything read-only and
+// set-uid-free but those. Throws naming the step that failed. The case's own /proc comes later
+// (case_proc.h): its PID namespace does not exist yet.
 void prepare_host_view(const HostView& view);
 
 }  // namespace reapcheck

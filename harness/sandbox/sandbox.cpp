@@ -194,7 +194,7 @@ Sandbox::Sandbox(const SandboxBody& body, const SandboxOptions& options, Sandbox
   reaper::Pipe pid_one = reaper::make_pipe();
   reaper::Pipe case_go = reaper::make_pipe();
   reaper::Pipe out = reaper::make_pipe();
-  WardenPlan plan{HostView{options.scratch, options.visible, options.shared,
+  WardenPlan plan{HostView{options.scratch, options.visible, options.shared, options.projects,
                            p.cgroup ? p.cgroup->path() : std::string(), ids},
                   p.cgroup ? p.cgroup->path() : std::string(),
                   p.pids ? p.pids->path() : std::string(),

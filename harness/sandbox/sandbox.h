@@ -39,6 +39,8 @@ struct SandboxOptions {
   // Trace the signals the kernel generates for the sandbox's processes and hand them to the
   // body (kernel_signal_trace.h), where the machine allows it.
   bool kernel_signals = true;
+  // Project folders the case sees through a copy-on-write layer (project_view.h).
+  std::vector<std::filesystem::path> projects;
 };
 
 // Runs `body` inside the sandbox and returns its string. `body` runs in a forked child: it

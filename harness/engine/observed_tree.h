@@ -1,0 +1,54 @@
+// An observed agent's tree (a project's own command): its processes are found in the case's PID
+// namespace rather than announced, named from what they run, and the kill is requested once the
+// tree is ready as the scenario says and then quiet.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/model/scenario.h"
+#include "reaper/os/proc_table.h"
+
+namespace reapcheck {
+
+// How long the tree must go without a fork or an exec before the kill is requested.
+inline constexpr std::chrono::milliseconds kQuietPeriod{500};
+
+// Every process of the tree in `table`: the agent, whatever descends from it, and the orphans
+// reparented to the namespace's init (a double fork's daemon) — but nothing that is, or descends
+// from, a process of `outside` (the harness, the reaper host, the bystanders, the reaper's own).
+// The PID namespace is the lineage the kernel keeps for a process whose parent has exited.
+std::vector<const reaper::ProcInfo*> observed_tree(const reaper::ProcTable& table, pid_t agent,
+                                                   const std::set<pid_t>& outside);
+
+// A role from what a process runs: the program, and for an interpreter its script ("node vite",
+// "python3 worker.py", "sh -c"), or a program's first option ("esbuild --service").
+std::string role_of(const reaper::ProcInfo& p);
+
+// What the readiness wait watches.
+struct ReadyWatch {
+  AgentReady ready;
+  int agent_pidfd = -1;                                  // the agent's exit ends the wait, unready
+  std::filesystem::path log;                             // the agent's output, for `ready.log`
+  std::function<std::vector<std::string>()> tree_state;  // changes with every fork and exec
+  std::chrono::steady_clock::time_point deadline;
+  std::chrono::milliseconds quiet = kQuietPeriod;
+};
+
+// Waits until the tree is ready: the condition holds, then the tree has been quiet for
+// `quiet`. Empty when it is; otherwise why it is not (the agent exited, or what was still awaited
+// when the deadline passed). No event announces a listen() or a fork to an unprivileged
+// observer, so each is looked for, backing off between looks; the agent's exit ends a wait at once.
+std::string await_ready(const ReadyWatch& watch);
+
+// The state `ReadyWatch::tree_state` compares: one line per process (pid, start time, argv) and
+// the namespace's last allocated pid, which a fork moves even when its child is already gone.
+std::vector<std::string> tree_state(const std::vector<const reaper::ProcInfo*>& tree);
+
+}  // namespace reapcheck
