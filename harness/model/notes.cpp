@@ -65,6 +65,9 @@ std::vector<std::string> escape_notes(const Scenario& scenario) {
 ScenarioNotes scenario_notes(const Scenario& scenario, const ExpectationBook& book,
                              const std::vector<CatalogueEntry>& catalogue) {
   ScenarioNotes notes{scenario.description, escape_notes(scenario), {}, {}};
+  // A project's own command: no expectations file knows it, so no reaper is known to pass it
+  // until one has run it.
+  if (scenario.agent && scenario.agent->observed()) return notes;
   std::vector<const CatalogueEntry*> passing;
   for (const auto& r : catalogue) {
     if (book.expected(scenario.id, r.id).verdict == Verdict::pass &&

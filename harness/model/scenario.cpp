@@ -350,7 +350,8 @@ class Reader : public TomlReader {
     const std::string dir = string_at(t, "dir", true);
     a.dir = std::filesystem::path(dir).is_absolute() ? std::filesystem::path(dir)
                                                      : file().parent_path() / dir;
-    a.dir = a.dir.lexically_normal();
+    a.dir = std::filesystem::absolute(a.dir).lexically_normal();
+    if (a.dir.has_filename() == false) a.dir = a.dir.parent_path();  // "proj/" → "proj"
     if (const toml::node* r = t.get("ready")) {
       if (!r->is_table()) fail(r->source(), "[agent.ready] is a table: port, log or after_ms");
       a.ready = agent_ready(*r->as_table());

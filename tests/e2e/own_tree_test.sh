@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Your own tree: reapcheck judges the processes a project's own command starts, found by
+# observation (the projects in tests/projects/ hold no reapcheck code), in the project's folder
+# seen copy-on-write. Each part asserts the verdict per reaper, that the folder is byte-for-byte
+# as it was, and that nothing the run started is left on the host.
+#   own_tree_test.sh BUILD_BIN_DIR SOURCE_DIR node|python|edges|input|gate
+set -uo pipefail
+bin=$(cd "$1" && pwd)/reapcheck
+src=$(cd "$2" && pwd)
+what=$3
+. "$(dirname "$0")/failures.sh"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# A copy of tests/projects/NAME in $work: what the test runs and checks.
+project() {
+  cp -a "$src/tests/projects/$1" "$work/$1"
+  echo "$work/$1"
+}
+
+# Every file's path, size, mode, time and content hash: "as it was" means this is unchanged.
+state() {
+  (cd "$1" && find . -printf '%p %s %m %T@\n' | sort && find . -type f -exec sha256sum {} + | sort)
+}
+
+# Fails when a process on the host still names PATH in its argv (read with builtins only, so the
+# check itself never matches).
+nothing_left() {
+  local f args
+  for f in /proc/[0-9]*/cmdline; do
+    mapfile -d '' args <"$f" 2>/dev/null || continue
+    [[ "${args[*]}" == *"$1"* ]] && fail "left running on the host: ${f%/cmdline} ${args[*]}"
+  done
+}
+
+# The verdict `reproduce` gave REAPER, from its summary.
+verdict() {
+  awk -v r="$2" '/^Summary of this run/ {s = 1; next} s && $1 == r {print $2; exit}' "$1"
+}
+
+expect_verdict() {  # FILE REAPER VERDICT
+  local got
+  got=$(verdict "$1" "$2")
+  [ "$got" = "$3" ] || fail "$2: verdict '$got', expected '$3' (output: $1)"
+}
+
+expect_in() {  # FILE TEXT
+  grep -qF -- "$2" "$1" || fail "'$2' not in $1"
+}
+
+# reproduce on PROJECT with ARGS...; output in $work/out, exit status in $rc; the folder checked.
+reproduce() {
+  local dir=$1
+  shift
+  local before
+  before=$(state "$dir")
+  (cd "$dir" && "$bin" reproduce "$@") >"$work/out" 2>&1
+  rc=$?
+  [ "$(state "$dir")" = "$before" ] || fail "$dir changed under reproduce $*"
+  nothing_left "$dir"
+  cat "$work/out"
+}
+
+case "$what" in
+  node)
+    # npm run dev: a server on 4173 and a live-reload watcher on 35729 spawned detached.
+    dir=$(project node-watcher)
+    reproduce "$dir" --reaper pgroup --reaper cgroup --reaper pidns --ready-port 4173 -- npm run dev
+    [ "$rc" -eq 1 ] || fail "exit $rc, expected 1 (pgroup leaks)"
+    expect_verdict "$work/out" pgroup leak
+    expect_verdict "$work/out" cgroup pass
+    expect_verdict "$work/out" pidns pass
+    expect_in "$work/out" "node watcher.js (pid"
+    expect_in "$work/out" "how: left the agent's session"
+    expect_in "$work/out" "localhost:35729 (node watcher.js) answers"
+    expect_in "$work/out" "Passed in this run: cgroup, pidns"
+    expect_in "$work/out" "Kill the tree the way cgroup does"
+    ;;
+  python)
+    # A server that starts a worker as a daemon (double fork, setsid, SIGTERM ignored); importing
+    # worker.py makes python write __pycache__ into the folder, which must land in the overlay.
+    dir=$(project python-worker)
+    reproduce "$dir" --reaper pgroup --reaper ps-walk --reaper cgroup --ready-log 'serving on' \
+      -- python3 server.py
+    [ "$rc" -eq 1 ] || fail "exit $rc, expected 1"
+    expect_verdict "$work/out" pgroup leak
+    expect_verdict "$work/out" ps-walk leak
+    expect_verdict "$work/out" cgroup pass
+    expect_in "$work/out" "python3 server.py (pid"
+    expect_in "$work/out" "its parent exited and init adopted it"
+    [ ! -e "$dir/__pycache__" ] || fail "__pycache__ was written into the project"
+    ;;
+  edges)
+    dir=$(project node-watcher)
+    # A command that exits at once: nothing to kill, said as such.
+    reproduce "$dir" --reaper pgroup -- true
+    expect_verdict "$work/out" pgroup setup-error
+    expect_in "$work/out" "exited at once, before it was ready"
+    # One that never becomes ready: the deadline, what was awaited, the processes seen.
+    start=$(date +%s)
+    reproduce "$dir" --reaper pgroup --ready-port 9 --ready-timeout 1500 -- \
+      sh -c 'echo warming up; sleep 60 & sleep 60'
+    expect_verdict "$work/out" pgroup setup-error
+    expect_in "$work/out" "still waiting for port 9 to be listened on"
+    expect_in "$work/out" "sleep (pid"
+    expect_in "$work/out" "warming up"
+    [ $(($(date +%s) - start)) -lt 30 ] || fail "the never-ready case was not bounded"
+    # One that needs a terminal: it runs under the reapers that spawn on a PTY (the seeds), and
+    # under the others is a setup-error that shows its own complaint.
+    reproduce "$dir" --reaper ps-walk --reaper proc-pidfd --ready-log 'on a terminal' -- \
+      sh -c 'if test -t 0; then echo on a terminal; exec sleep 60; fi; echo needs a terminal >&2; exit 3'
+    expect_verdict "$work/out" ps-walk pass
+    expect_verdict "$work/out" proc-pidfd setup-error
+    expect_in "$work/out" "needs a terminal"
+    ;;
+  input)
+    # Bad input: exit 2, what to write instead, nothing run.
+    dir=$(project node-watcher)
+    check_usage() {  # EXPECTED-TEXT ARGS...
+      local want=$1
+      shift
+      (cd "$dir" && "$bin" reproduce "$@") >"$work/out" 2>&1
+      local rc=$?
+      [ "$rc" -eq 2 ] || fail "reproduce $*: exit $rc, expected 2"
+      expect_in "$work/out" "$want"
+      ! grep -q '^Reproducing' "$work/out" || fail "reproduce $*: ran something"
+    }
+    check_usage "--dir $work/nowhere: no such directory" --dir "$work/nowhere" -- true
+    check_usage "'no-such-program' is not a program found in PATH" -- no-such-program
+    check_usage "a command goes after '--': reapcheck reproduce --dir . -- npm run dev" \
+      --dir . npm run dev
+    check_usage "--ready-port: Value 0 not in range" --ready-port 0 -- true
+    check_usage "is not a regular expression" --ready-log '(' -- true
+    check_usage "excludes" --ready-port 4173 --ready-after 100 -- true
+    check_usage "nothing after '--'" --
+    check_usage "holds /tmp" --dir / -- true
+    "$bin" run -- true >"$work/out" 2>&1
+    [ $? -eq 2 ] || fail "run -- true: not a usage error"
+    expect_in "$work/out" "only 'reproduce' takes a command after '--'"
+    ;;
+  gate)
+    # The project's scenario file gates in `reapcheck run --scenarios .reapcheck/`: the correct
+    # reapers pass (exit 0); the group kill is caught leaking (exit 1).
+    dir=$(project node-watcher)
+    before=$(state "$dir")
+    (cd "$dir" && "$bin" run --scenarios .reapcheck/ --reaper cgroup --reaper pidns \
+      --out "$work/pass") >"$work/out" 2>&1
+    rc=$?
+    [ "$rc" -eq 0 ] || { cat "$work/out"; fail "gate with cgroup and pidns: exit $rc"; }
+    (cd "$dir" && "$bin" run --scenarios .reapcheck/ --reaper pgroup --out "$work/fail") \
+      >"$work/out" 2>&1
+    rc=$?
+    [ "$rc" -eq 1 ] || { cat "$work/out"; fail "gate with pgroup: exit $rc, expected 1"; }
+    grep -q '"verdict": "leak"' "$work/fail/results.json" || fail "pgroup's gate is not a leak"
+    [ "$(state "$dir")" = "$before" ] || fail "$dir changed under run"
+    nothing_left "$dir"
+    ;;
+  *)
+    echo "unknown part '$what'" >&2
+    exit 2
+    ;;
+esac
+[ "$failures" -eq 0 ] || exit 1
+echo "own-tree/$what: ok"
