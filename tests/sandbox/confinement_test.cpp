@@ -86,6 +86,36 @@ TEST(Confinement, HostFilesAreReadOnlyAndTemporaryDirectoriesPrivate) {
   ::unlink(host_file);
 }
 
+// A project folder (reproduce -- CMD) is seen at its own path, writable as its owner could, and
+// nothing written there reaches the host. Without `projects` the same body cannot see it: the
+// folder is under /tmp, which the case sees as a private tmpfs.
+TEST(Confinement, AProjectFolderIsWritableInsideAndUnchangedOnTheHost) {
+  char dir[] = "/tmp/reapcheck-project-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);  // 0700, as mktemp -d makes it
+  const fs::path project = dir;
+  std::ofstream(project / "a.txt") << "host";
+  ScratchDir scratch;
+  SandboxOptions o = options();
+  o.scratch = scratch.path();
+  auto body = [&] {
+    std::string s = "read:" + reaper::read_file((project / "a.txt").string());
+    std::ofstream(project / "a.txt", std::ios::app) << " case";
+    std::error_code ec;
+    fs::create_directories(project / "node_modules" / ".vite", ec);
+    s += " wrote:" + reaper::read_file((project / "a.txt").string());
+    s += fs::is_directory(project / "node_modules" / ".vite") ? " cache" : " no-cache";
+    return s;
+  };
+  // Without the layer the host's file is out of sight (the case's /tmp is its own tmpfs).
+  EXPECT_EQ(run(body, o), "read: wrote: cache") << "without a copy-on-write layer";
+  o.projects = {project};
+  EXPECT_EQ(run(body, o), "read:host wrote:host case cache");
+  EXPECT_EQ(reaper::read_file((project / "a.txt").string()), "host");
+  EXPECT_FALSE(fs::exists(project / "node_modules"));
+  EXPECT_TRUE(fs::is_empty(scratch.path())) << "the layers live in the case's scratch tmpfs";
+  fs::remove_all(project);
+}
+
 TEST(Confinement, ProcCannotBeUnmountedToShowTheHosts) {
   const std::string errors = run([] {
     const int here = in_child([] { return ::umount2("/proc", MNT_DETACH); });

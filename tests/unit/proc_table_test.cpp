@@ -7,19 +7,10 @@
 #include <fstream>
 
 #include "reaper/tree/tree_walk.h"
+#include "tests/unit/fake_proc.h"
 
 namespace reaper {
 namespace {
-
-// A real stat line's tail after the comm: state, ppid, pgrp, session, then fields 7..21, then
-// starttime (22) and more.
-std::string stat_line(const std::string& pid, const std::string& comm, const std::string& state,
-                      int ppid, int pgid, int sid, unsigned long long start) {
-  return pid + " (" + comm + ") " + state + " " + std::to_string(ppid) + " " +
-         std::to_string(pgid) + " " + std::to_string(sid) +
-         " 34816 1234 4194560 120 0 0 0 1 2 0 0 20 0 1 0 " + std::to_string(start) +
-         " 8192 150 18446744073709551615\n";
-}
 
 TEST(ParseStat, ReadsTheFieldsAfterTheComm) {
   auto f = parse_stat(stat_line("42", "perl", "S", 7, 40, 30, 123456));
@@ -68,28 +59,6 @@ TEST(ParseCmdline, SplitsOnNul) {
   EXPECT_EQ(parse_cmdline(std::string("a\0\0b\0", 5)), (V{"a", "", "b"}));
   EXPECT_TRUE(parse_cmdline("").empty());  // kernel threads and zombies
 }
-
-class FakeProc : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/reapcheck-fakeproc-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-
-  void add(int pid, int ppid, int pgid, int sid, const std::string& comm,
-           const std::string& cmdline) {
-    auto dir = root_ / std::to_string(pid);
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir / "stat") << stat_line(std::to_string(pid), comm, "S", ppid, pgid, sid,
-                                             100u + pid);
-    std::ofstream(dir / "cmdline") << cmdline;
-    std::filesystem::create_symlink("/work/tree", dir / "cwd");
-  }
-
-  std::filesystem::path root_;
-};
 
 TEST_F(FakeProc, ReadsEveryNumericEntryAndSkipsTheRest) {
   add(1, 0, 1, 1, "init", std::string("init\0", 5));

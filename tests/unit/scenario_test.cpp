@@ -360,3 +360,43 @@ TEST(FixtureSpec, AHeldMemberIgnoresTermAndExitsOnUsr1) {
 
 }  // namespace
 }  // namespace reapcheck
+
+namespace reapcheck {
+namespace {
+
+TEST(Scenario, AProjectsOwnCommandRunsInItsFolderAndIsReadyAsSaid) {
+  const Scenario s = parse_scenario(R"(description = "d"
+[agent]
+command = ["npm", "run", "dev"]
+dir = ".."
+[agent.ready]
+log = "ready in [0-9]+ ms"
+)",
+                                    "/srv/app/.reapcheck/dev.toml");
+  ASSERT_TRUE(s.agent);
+  EXPECT_TRUE(s.agent->observed());
+  EXPECT_EQ(s.agent->dir, "/srv/app");
+  EXPECT_EQ(s.agent->ready.log, "ready in [0-9]+ ms");
+  EXPECT_EQ(s.member_count(), 0) << "its members are found, not declared";
+}
+
+TEST(Scenario, AProjectsOwnCommandTakesNoDeclaredMembersAndOneReadyCondition) {
+  const std::string head = "description = \"d\"\n[agent]\ncommand = [\"x\"]\n";
+  EXPECT_NE(error_of(head + "dir = \".\"\nmembers = [\"a\"]\n").find("found by observation"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "dir = \".\"\n[agent.ready]\nport = 1\nafter_ms = 5\n")
+                .find("one of port, log or after_ms"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "dir = \".\"\n[agent.ready]\nlog = \"(\"\n")
+                .find("is not a regular expression"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "dir = \".\"\n[agent.ready]\nport = 70000\n").find("1 to 65535"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(head + "package = \"dev-server\"\nmembers = [\"a\"]\n[agent.ready]\nport = 1\n")
+          .find("[agent.ready] is for a project's own command"),
+      std::string::npos);
+}
+
+}  // namespace
+}  // namespace reapcheck
