@@ -27,7 +27,8 @@ Escape observed_escape(const ProcessRecord& survivor, const ProcessRecord& agent
 std::optional<bool> reached(const CaseResult& c, const ProcessRecord& p);
 
 // After a run of several reapers on one agent: each reaper's verdict, those that passed in this
-// run, and what to change, from how the survivors escaped and which ports stayed open.
+// run, and what to change, from how the survivors escaped and which ports stayed open; the
+// technique suggested is the first of `catalogue` that passed.
 std::string reproduce_summary(const std::vector<CaseResult>& results,
                               const std::vector<CatalogueEntry>& catalogue);
 

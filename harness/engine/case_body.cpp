@@ -456,8 +456,10 @@ class CaseBody {
     const pid_t agent = reaper_.supervises ? await_child(spawned) : spawned;
     auto agent_fd = reaper::pidfd_open(agent);
     if (!agent_fd) {
-      setup_failed(fmt::format("the agent (pid {}) exited at once, before it was ready{}", agent,
-                               log_tail()));
+      setup_failed(
+          fmt::format("the command was not ready: the agent (pid {}) exited before it "
+                      "was ready{}",
+                      agent, log_tail()));
     }
     std::set<pid_t> outside = {1, ::getpid(), host.pid(), spawned};
     outside.erase(agent);

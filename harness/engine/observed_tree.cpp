@@ -80,13 +80,10 @@ struct Condition {
 
 std::string agent_exited(int pidfd) {
   const auto status = reaper::pidfd_exit_status(pidfd);
-  std::string how = "exited";
-  if (status && WIFEXITED(*status))
-    how = fmt::format("exited with status {}", WEXITSTATUS(*status));
-  if (status && WIFSIGNALED(*status)) {
-    how = fmt::format("was killed by signal {}", WTERMSIG(*status));
-  }
-  return "the agent " + how + " before it was ready";
+  std::string how;
+  if (status && WIFEXITED(*status)) how = fmt::format(" (status {})", WEXITSTATUS(*status));
+  if (status && WIFSIGNALED(*status)) how = fmt::format(" (signal {})", WTERMSIG(*status));
+  return "the agent exited before it was ready" + how;
 }
 
 }  // namespace

@@ -85,3 +85,16 @@ ScenarioNotes scenario_notes(const Scenario& scenario, const ExpectationBook& bo
 }
 
 }  // namespace reapcheck
+
+namespace reapcheck {
+
+std::vector<CatalogueEntry> most_robust_first(std::vector<CatalogueEntry> catalogue,
+                                              const ExpectationBook& book) {
+  std::stable_sort(catalogue.begin(), catalogue.end(),
+                   [&](const CatalogueEntry& a, const CatalogueEntry& b) {
+                     return weaknesses(book, a.id) < weaknesses(book, b.id);
+                   });
+  return catalogue;
+}
+
+}  // namespace reapcheck

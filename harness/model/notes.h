@@ -22,6 +22,11 @@ struct CatalogueEntry {
 // One line per member that escapes or resists, "escaped: calls setsid(), so ...".
 std::vector<std::string> escape_notes(const Scenario& scenario);
 
+// The catalogue with the reapers declaring the fewest weaknesses over every scenario first, ties
+// in catalogue order.
+std::vector<CatalogueEntry> most_robust_first(std::vector<CatalogueEntry> catalogue,
+                                              const ExpectationBook& book);
+
 // The notes for `scenario`. Reapers expected to pass it (and not declared inapplicable) are
 // listed with the most robust first: the fewest declared weaknesses over every scenario, ties in
 // catalogue order.

@@ -363,7 +363,7 @@ check "without ps on PATH, ps-walk's snapshot is empty; cmdline (pgrep) is unaff
 run 0 "$bin" reproduce
 check "reproduce shows the npm dev-server leak" $?
 grep -q "^What escaped" "$work/out" && grep -q "watcher (pid [0-9]*): .*watcher.js" "$work/out" &&
-  grep -q "127.0.0.1:41002 (watcher) answers, held by pid [0-9]* (watcher)" "$work/out"
+  grep -q "localhost:41002 (watcher) answers, held by pid [0-9]* (watcher)" "$work/out"
 check "reproduce lists the watcher and its port" $?
 # It teaches: how the watcher escaped, why pgroup misses it, which reaper to try instead.
 grep -q "how: .*detached: true.*setsid()" "$work/out" && grep -q "^Why pgroup misses it" "$work/out" &&

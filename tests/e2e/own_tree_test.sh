@@ -64,18 +64,28 @@ reproduce() {
 
 case "$what" in
   node)
-    # npm run dev: a server on 4173 and a live-reload watcher on 35729 spawned detached.
+    # npm run dev: a server on 4173 and a live-reload watcher on 35729 spawned detached. The
+    # command is the README's, run on every built-in reaper.
     dir=$(project node-watcher)
-    reproduce "$dir" --reaper pgroup --reaper cgroup --reaper pidns --ready-port 4173 -- npm run dev
+    reproduce "$dir" --ready-port 4173 -- npm run dev
     [ "$rc" -eq 1 ] || fail "exit $rc, expected 1 (pgroup leaks)"
     expect_verdict "$work/out" pgroup leak
-    expect_verdict "$work/out" cgroup pass
-    expect_verdict "$work/out" pidns pass
+    expect_verdict "$work/out" cmdline bystander-hit
+    for r in proc-pidfd subreaper cgroup pidns; do expect_verdict "$work/out" "$r" pass; done
+    # docs/own-tree.md's sample, line by line, with numbers and the folder's path as written.
+    norm() { sed -e "s|$dir|~/my-app|g" -e 's/[0-9][0-9]*/N/g'; }
+    norm <"$work/out" >"$work/out.norm"
+    sed -n '/own-tree\/node sample/,/^```$/p' "$src/docs/own-tree.md" | sed '1,2d;$d' | norm |
+      while IFS= read -r line; do
+        [ -z "$line" ] || grep -qxF -- "$line" "$work/out.norm" || echo "$line"
+      done >"$work/drift"
+    [ ! -s "$work/drift" ] || fail "docs/own-tree.md's sample drifted from the output: $(cat "$work/drift")"
+    grep -q 'own-tree/node sample' "$src/docs/own-tree.md" || fail "docs/own-tree.md lost its sample"
     expect_in "$work/out" "node watcher.js (pid"
     expect_in "$work/out" "how: left the agent's session"
     expect_in "$work/out" "localhost:35729 (node watcher.js) answers"
-    expect_in "$work/out" "Passed in this run: cgroup, pidns"
-    expect_in "$work/out" "Kill the tree the way cgroup does"
+    grep -q '^Passed in this run: .*cgroup' "$work/out" || fail "cgroup is not among the passed"
+    grep -q '^  Kill the tree the way [a-z-]* does: ' "$work/out" || fail "no technique suggested"
     ;;
   python)
     # A server that starts a worker as a daemon (double fork, setsid, SIGTERM ignored); importing
@@ -96,7 +106,8 @@ case "$what" in
     # A command that exits at once: nothing to kill, said as such.
     reproduce "$dir" --reaper pgroup -- true
     expect_verdict "$work/out" pgroup setup-error
-    expect_in "$work/out" "exited at once, before it was ready"
+    expect_in "$work/out" "the command was not ready: the agent"
+    expect_in "$work/out" "exited before it was ready"
     # One that never becomes ready: the deadline, what was awaited, the processes seen.
     start=$(date +%s)
     reproduce "$dir" --reaper pgroup --ready-port 9 --ready-timeout 1500 -- \
