@@ -53,6 +53,12 @@ constexpr std::chrono::milliseconds kKernelSyncBound{2000};
 // Ports handed to a command agent: it has its own network namespace, so any fixed range is free.
 constexpr int kFirstPort = 41001;
 
+std::optional<reaper::UniqueFd> duplicate_fd(int fd) {
+  reaper::UniqueFd copy(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  if (!copy) return std::nullopt;
+  return copy;
+}
+
 // Thrown by a step that finds the case cannot go on; run() records it as the case's blocker.
 struct Blocked {
   Blocker blocker;
@@ -484,17 +490,18 @@ class CaseBody {
     std::vector<Member> members;
     std::vector<pid_t> pids;
     for (const reaper::ProcInfo* p : scan()) {
-      auto fd = p->pid == agent ? std::move(agent_fd) : reaper::pidfd_open(p->pid);
+      // The agent by the pidfd held since its spawn: its pid cannot have been recycled.
+      auto fd = p->pid == agent ? duplicate_fd(agent_fd->get()) : reaper::pidfd_open(p->pid);
       if (!fd) continue;  // gone since the look: require_intact() has nothing to hold it to
       const std::string role = p->pid == agent ? "agent" : role_of(*p);
       census.add_member(p->pid, role, fd->get());
       members.push_back(Member{p->pid, role, std::move(*fd)});
       pids.push_back(p->pid);
     }
-    for (const auto& [port, holder] : ports_held_by(pids)) {
+    for (const auto& held : ports_held_by(pids)) {
       const auto m = std::find_if(members.begin(), members.end(),
-                                  [&](const Member& x) { return x.pid == holder; });
-      ports_.emplace_back(port, m->role);
+                                  [&](const Member& x) { return x.pid == held.second; });
+      ports_.emplace_back(held.first, m->role);
     }
     return members;
   }

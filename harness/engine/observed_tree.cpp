@@ -23,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 constexpr int kMaxDepth = 4096;
 constexpr size_t kMaxRole = 48;
 // The log is read from where the last look stopped; a line longer than this is matched in parts.
-constexpr size_t kMaxLine = 64 * 1024;
+constexpr size_t kMaxLine = size_t{64} * 1024;
 
 bool is_interpreter(const std::string& program) {
   static const std::regex names(
@@ -147,6 +147,7 @@ std::string role_of(const reaper::ProcInfo& p) {
 
 std::vector<std::string> tree_state(const std::vector<const reaper::ProcInfo*>& tree) {
   std::vector<std::string> out;
+  out.reserve(tree.size() + 1);
   for (const reaper::ProcInfo* p : tree) {
     out.push_back(
         fmt::format("{} {} {} {}", p->pid, p->start_time, p->comm, fmt::join(p->argv, " ")));

@@ -15,7 +15,15 @@ using reaper::FakeProc;
 
 std::vector<pid_t> pids(const std::vector<const reaper::ProcInfo*>& tree) {
   std::vector<pid_t> out;
+  out.reserve(tree.size());
   for (const auto* p : tree) out.push_back(p->pid);
+  return out;
+}
+
+// /proc/<pid>/cmdline's form: each argument ended by a NUL.
+std::string cmdline(std::initializer_list<std::string> args) {
+  std::string out;
+  for (const auto& a : args) out += a + '\0';
   return out;
 }
 
@@ -25,16 +33,16 @@ class ObservedTree : public FakeProc {};
 // 70 below it; 8 the agent with 9 below it and 10 below 9; 11 an orphan the agent's tree
 // double-forked (re-parented to PID 1); 12 a child of the bystander.
 TEST_F(ObservedTree, TheAgentItsDescendantsAndOrphansButNothingBelowOthers) {
-  add(1, 0, 1, 1, "reapcheck", std::string("reapcheck\0", 10));
-  add(5, 1, 1, 1, "reapcheck", std::string("reapcheck\0", 10));
-  add(6, 1, 6, 6, "bystander", std::string("tail\0", 5));
-  add(7, 5, 7, 7, "perl", std::string("perl\0", 5));
-  add(70, 7, 7, 7, "perl", std::string("perl\0", 5));
-  add(8, 5, 8, 8, "npm", std::string("npm run dev\0", 12));
-  add(9, 8, 8, 8, "sh", std::string("sh\0-c\0vite\0", 11));
-  add(10, 9, 8, 8, "node", std::string("node\0/p/node_modules/.bin/vite\0", 31));
-  add(11, 1, 11, 11, "node", std::string("node\0watcher.js\0", 16));
-  add(12, 6, 6, 6, "sleep", std::string("sleep\0", 6));
+  add(1, 0, 1, 1, "reapcheck", cmdline({"reapcheck"}));
+  add(5, 1, 1, 1, "reapcheck", cmdline({"reapcheck"}));
+  add(6, 1, 6, 6, "bystander", cmdline({"tail"}));
+  add(7, 5, 7, 7, "perl", cmdline({"perl"}));
+  add(70, 7, 7, 7, "perl", cmdline({"perl"}));
+  add(8, 5, 8, 8, "npm", cmdline({"npm run dev"}));
+  add(9, 8, 8, 8, "sh", cmdline({"sh", "-c", "vite"}));
+  add(10, 9, 8, 8, "node", cmdline({"node", "/p/node_modules/.bin/vite"}));
+  add(11, 1, 11, 11, "node", cmdline({"node", "watcher.js"}));
+  add(12, 6, 6, 6, "sleep", cmdline({"sleep"}));
   const auto table = reaper::ProcTable::read_proc_files(root_.string());
   EXPECT_EQ(pids(observed_tree(table, 8, {1, 5, 6, 7})), (std::vector<pid_t>{8, 9, 10, 11}));
   // Below a supervisor (outside), its child is the agent.
@@ -42,11 +50,11 @@ TEST_F(ObservedTree, TheAgentItsDescendantsAndOrphansButNothingBelowOthers) {
 }
 
 TEST_F(ObservedTree, RolesSayWhatEachRuns) {
-  add(2, 1, 2, 2, "node", std::string("node\0--inspect\0/p/node_modules/.bin/vite\0dev\0", 45));
-  add(3, 1, 3, 3, "esbuild", std::string("/p/esbuild\0--service=0.21.5\0--ping\0", 35));
-  add(4, 1, 4, 4, "sh", std::string("sh\0-c\0vite --port 5173\0", 24));
-  add(5, 1, 5, 5, "python3", std::string("/usr/bin/python3\0server.py\0", 27));
-  add(6, 1, 6, 6, "cargo-watch", std::string("cargo-watch\0-x\0run\0", 19));
+  add(2, 1, 2, 2, "node", cmdline({"node", "--inspect", "/p/node_modules/.bin/vite", "dev"}));
+  add(3, 1, 3, 3, "esbuild", cmdline({"/p/esbuild", "--service=0.21.5", "--ping"}));
+  add(4, 1, 4, 4, "sh", cmdline({"sh", "-c", "vite --port 5173"}));
+  add(5, 1, 5, 5, "python3", cmdline({"/usr/bin/python3", "server.py"}));
+  add(6, 1, 6, 6, "cargo-watch", cmdline({"cargo-watch", "-x", "run"}));
   add(7, 1, 7, 7, "kworker", "");
   const auto table = reaper::ProcTable::read_proc_files(root_.string());
   std::vector<std::string> roles;
