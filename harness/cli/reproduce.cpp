@@ -176,16 +176,32 @@ int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
   const std::vector<Scenario> scenarios =
       select_scenarios(set, {args.words.empty() ? "npm-dev-server" : args.words.front()});
   const Scenario& scenario = scenarios.front();
-  if (args.reapers.size() > 1) {
-    throw UsageError(
-        "a scenario is reproduced with one --reaper; a command of yours (-- CMD) "
-        "with several");
+  if (args.reapers.size() > 1 && args.no_sandbox) {
+    throw UsageError("--no-sandbox reproduces a scenario with one --reaper");
   }
-  const std::string reaper =
-      select_reapers({args.reapers.empty() ? "pgroup" : args.reapers.front()}, false).front();
+  const std::vector<std::string> reapers = select_reapers(
+      args.reapers.empty() ? std::vector<std::string>{"pgroup"} : args.reapers, false);
+  const std::string& reaper = reapers.front();
   if (auto missing = missing_interpreters(scenarios); !missing.empty()) throw UsageError(missing);
   CaseOptions options;
   args.timing.apply_to(options);
+  const ScenarioNotes notes = notes_for({scenario}, set.expectations).at(scenario.id);
+  if (reapers.size() > 1) {
+    watch_interrupts();
+    fmt::print("Reproducing {} with {} reapers, each in a sandbox of its own...\n", scenario.id,
+               reapers.size());
+    const std::vector<CaseResult> results =
+        run_reapers(scenario, reapers, set.expectations, options, [&](const CaseResult& c) {
+          fmt::print("{}", reproduce_report(c, &notes));
+          std::fflush(stdout);
+        });
+    fmt::print(
+        "{}", reproduce_summary(results, most_robust_first(catalogue_entries(), set.expectations)));
+    return std::all_of(results.begin(), results.end(),
+                       [](const CaseResult& c) { return c.as_expected(); })
+               ? kExitOk
+               : kExitDeviation;
+  }
   options.on_host = args.no_sandbox;
   options.keep = args.keep;
   if (args.keep && !args.no_sandbox) {
@@ -206,7 +222,6 @@ int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
           ? run_case(make_job(scenario, reaper, set.expectations, false), options)
           : run_reapers(scenario, {reaper}, set.expectations, options, [](const CaseResult&) {
             }).front();
-  const ScenarioNotes notes = notes_for({scenario}, set.expectations).at(scenario.id);
   print_outcome(c, notes, args, options.scratch);
   return c.as_expected() ? kExitOk : kExitDeviation;
 }

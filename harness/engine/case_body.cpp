@@ -141,6 +141,7 @@ class CaseBody {
     const pid_t agent = await_spawn(host, bystanders);
     phases.mark("spawn");
 
+    census.claim_orphans_until_kill(observed());
     std::vector<Member> members = observed() ? observe_members(agent, host, bystanders, census)
                                              : collect_members(ready, census);
     await_final_states(members);
@@ -158,6 +159,7 @@ class CaseBody {
     DeathWatch deaths;
     watch_members(members, deaths);
     require_intact(members, ledger ? &*ledger : nullptr);
+    census.claim_orphans_until_kill(false);
     const auto kill_start = Clock::now();
     ReaperHost::Reply killed =
         request_kill(host, race, bystanders, deaths, ledger ? &*ledger : nullptr, kill_start);
@@ -461,6 +463,8 @@ class CaseBody {
     // Below a supervisor (tini, a supervise: reaper), the agent is the supervisor's child.
     const pid_t agent = reaper_.supervises ? await_child(spawned) : spawned;
     auto agent_fd = reaper::pidfd_open(agent);
+    // Registered at once: what it starts before it is ready is the tree's to the ledger.
+    if (agent_fd) census.add_member(agent, "agent", agent_fd->get());
     if (!agent_fd) {
       setup_failed(
           fmt::format("the command was not ready: the agent (pid {}) exited before it "

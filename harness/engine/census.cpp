@@ -60,6 +60,11 @@ void Census::add_bystander(pid_t pid, const std::string& role, int pidfd) {
   bystanders_.insert_or_assign(pid, Known{role, duplicate(pidfd), p ? p->sid : 0, p ? p->ppid : 0});
 }
 
+void Census::claim_orphans_until_kill(bool claim) {
+  const std::lock_guard lock(mutex_);
+  orphans_are_tree_ = claim;
+}
+
 bool Census::still(const Known& known, pid_t pid) {
   if (!reaper::pidfd_exited(known.pidfd.get())) return true;
   // Exited: a zombie not yet reaped keeps its pid, and the pidfd still names it.
@@ -144,7 +149,7 @@ std::vector<pid_t> Census::dependants(pid_t pid, pid_t sid) const {
 // member it is of the tree, below a bystander a bystander, below the supervisor the reaper's own.
 // Otherwise — below the reaper host, or an orphan reparented to PID 1 or to a subreaper — it is
 // of the tree or a bystander by its session, and else the reaper's own (a kill command, its
-// helpers).
+// helpers); but an orphan of PID 1 before the kill of an observed tree is the tree's.
 std::optional<Party> Census::by_ancestry(pid_t pid) const {
   const auto self = ProcTable::read_one(pid, Detail::full);
   if (!self) return std::nullopt;
@@ -165,6 +170,7 @@ std::optional<Party> Census::by_ancestry(pid_t pid) const {
     up = parent->ppid;
   }
   if (self->sid == runner_sid_) return Party{Party::Kind::reaper, pid, name};
+  if (orphans_are_tree_ && up == runner_) return Party{Party::Kind::tree, pid, name};
   for (const auto& [member, known] : members_) {
     if (known.sid == self->sid) return Party{Party::Kind::tree, pid, name};
   }

@@ -31,6 +31,11 @@ class Census {
   void add_member(pid_t pid, const std::string& role, int pidfd);
   // A process the reaper must leave alone.
   void add_bystander(pid_t pid, const std::string& role, int pidfd);
+  // An observed agent's tree (a project's own command) announces nothing: until the kill is
+  // requested, an orphan of the namespace's init that no one else claims is the tree's (a daemon
+  // it double-forked), not the reaper's, which has not acted yet. From then on it is judged by
+  // its session, as any other.
+  void claim_orphans_until_kill(bool claim);
 
   // What `pid` holds now; empty when nothing is there (no process, not even a zombie).
   std::optional<Party> who(pid_t pid) const;
@@ -70,6 +75,7 @@ class Census {
   pid_t runner_;
   pid_t runner_sid_;  // the harness's own session, which tells nobody apart
   pid_t host_ = 0;
+  bool orphans_are_tree_ = false;
   std::map<pid_t, Known> members_;
   std::map<pid_t, Known> bystanders_;
   std::map<pid_t, Known> reapers_;

@@ -365,6 +365,12 @@ check "reproduce shows the npm dev-server leak" $?
 grep -q "^What escaped" "$work/out" && grep -q "watcher (pid [0-9]*): .*watcher.js" "$work/out" &&
   grep -q "localhost:41002 (watcher) answers, held by pid [0-9]* (watcher)" "$work/out"
 check "reproduce lists the watcher and its port" $?
+# Several reapers on one scenario: what passed is what passed in this run, and the fix follows.
+run 0 "$bin" reproduce setsid-escape --reaper pgroup --reaper cgroup
+check "reproduce with two reapers" $?
+grep -qx "Passed in this run: cgroup" "$work/out" &&
+  grep -q "^  - put the agent in a cgroup of its own" "$work/out"
+check "reproduce says what passed in this run and what to change" $?
 # It teaches: how the watcher escaped, why pgroup misses it, which reaper to try instead.
 grep -q "how: .*detached: true.*setsid()" "$work/out" && grep -q "^Why pgroup misses it" "$work/out" &&
   grep -q "Try it: reapcheck reproduce npm-dev-server --reaper [a-z]" "$work/out" &&

@@ -3,7 +3,7 @@
 # observation (the projects in tests/projects/ hold no reapcheck code), in the project's folder
 # seen copy-on-write. Each part asserts the verdict per reaper, that the folder is byte-for-byte
 # as it was, and that nothing the run started is left on the host.
-#   own_tree_test.sh BUILD_BIN_DIR SOURCE_DIR node|python|edges|input|gate
+#   own_tree_test.sh BUILD_BIN_DIR SOURCE_DIR node|vite|python|edges|input|gate
 set -uo pipefail
 bin=$(cd "$1" && pwd)/reapcheck
 src=$(cd "$2" && pwd)
@@ -87,16 +87,32 @@ case "$what" in
     grep -q '^Passed in this run: .*cgroup' "$work/out" || fail "cgroup is not among the passed"
     grep -q '^  Kill the tree the way [a-z-]* does: ' "$work/out" || fail "no technique suggested"
     ;;
+  vite)
+    # A real Vite app whose dev script starts an asset watcher with setsid beside Vite: Vite and
+    # its esbuild service die with the group, the watcher and its port outlive it.
+    [ -d "$src/tests/projects/vite-app/node_modules" ] ||
+      { echo "SKIP: tests/projects/vite-app has no node_modules: run scripts/setup.sh --tests"; exit 77; }
+    dir=$(project vite-app)
+    reproduce "$dir" --reaper pgroup --reaper cgroup --reaper pidns --ready-port 5173 -- npm run dev
+    [ "$rc" -eq 1 ] || fail "exit $rc, expected 1 (pgroup leaks)"
+    expect_verdict "$work/out" pgroup leak
+    expect_verdict "$work/out" cgroup pass
+    expect_verdict "$work/out" pidns pass
+    expect_in "$work/out" "member node vite (pid"
+    expect_in "$work/out" "node watch-assets.js (pid"
+    expect_in "$work/out" "localhost:35730 (node watch-assets.js) answers"
+    ;;
   python)
     # A server that starts a worker as a daemon (double fork, setsid, SIGTERM ignored); importing
     # worker.py makes python write __pycache__ into the folder, which must land in the overlay.
     dir=$(project python-worker)
-    reproduce "$dir" --reaper pgroup --reaper ps-walk --reaper cgroup --ready-log 'serving on' \
-      -- python3 server.py
+    reproduce "$dir" --reaper pgroup --reaper ps-walk --reaper cgroup --reaper pidns \
+      --ready-log 'serving on' -- python3 server.py
     [ "$rc" -eq 1 ] || fail "exit $rc, expected 1"
     expect_verdict "$work/out" pgroup leak
     expect_verdict "$work/out" ps-walk leak
     expect_verdict "$work/out" cgroup pass
+    expect_verdict "$work/out" pidns pass
     expect_in "$work/out" "python3 server.py (pid"
     expect_in "$work/out" "its parent exited and init adopted it"
     [ ! -e "$dir/__pycache__" ] || fail "__pycache__ was written into the project"
@@ -117,6 +133,14 @@ case "$what" in
     expect_in "$work/out" "sleep (pid"
     expect_in "$work/out" "warming up"
     [ $(($(date +%s) - start)) -lt 30 ] || fail "the never-ready case was not bounded"
+    # A shell script that leaves a daemon with nohup and setsid, as deploy scripts do, and then
+    # waits: ready by quiet alone (no condition given).
+    reproduce "$dir" --reaper pgroup --reaper cgroup -- \
+      sh -c 'nohup setsid sleep 300 >/dev/null 2>&1 & exec sleep 300'
+    expect_verdict "$work/out" pgroup leak
+    expect_verdict "$work/out" cgroup pass
+    expect_in "$work/out" "sleep (pid"
+    expect_in "$work/out" "how: left the agent's session"
     # One that needs a terminal: it runs under the reapers that spawn on a PTY (the seeds), and
     # under the others is a setup-error that shows its own complaint.
     reproduce "$dir" --reaper ps-walk --reaper proc-pidfd --ready-log 'on a terminal' -- \
