@@ -28,11 +28,12 @@
 
 namespace reapcheck {
 
-Bystanders::Bystanders(const std::filesystem::path& scratch, Census& census)
+Bystanders::Bystanders(const std::filesystem::path& scratch, Census& census,
+                       const std::filesystem::path& sockets)
     : census_(census),
       helper_(helper_path("reapcheck-bystander")),
       log_(scratch / "bystander-signals.log"),
-      ready_((scratch / "bystanders.sock").string()) {
+      ready_(((sockets.empty() ? scratch : sockets) / "bystanders.sock").string()) {
   std::ofstream(log_).close();
 }
 

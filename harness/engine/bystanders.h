@@ -24,7 +24,9 @@ class Bystanders {
   using Clock = std::chrono::steady_clock;
 
   // Each bystander is registered with `census` as it starts or announces itself.
-  Bystanders(const std::filesystem::path& scratch, Census& census);
+  // Its files go in `scratch`, its readiness socket in `sockets` (scratch by default).
+  Bystanders(const std::filesystem::path& scratch, Census& census,
+             const std::filesystem::path& sockets = {});
   ~Bystanders();  // SIGKILLs every bystander through its pidfd
   Bystanders(const Bystanders&) = delete;
   Bystanders& operator=(const Bystanders&) = delete;

@@ -37,6 +37,7 @@
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
 #include "reaper/os/read_file.h"
+#include "reaper/os/sys_error.h"
 
 namespace reapcheck {
 namespace {
@@ -129,9 +130,10 @@ class CaseBody {
     if (observed()) setup_deadline_ += std::chrono::milliseconds(scenario_.agent->ready.after_ms);
 
     Census census;
-    Bystanders bystanders(scratch_, census);
+    const std::filesystem::path sockets = socket_dir();
+    Bystanders bystanders(scratch_, census, sockets);
     start_bystanders(bystanders);
-    ReadinessChannel ready((scratch_ / "ready.sock").string());
+    ReadinessChannel ready((sockets / "ready.sock").string());
     phases.mark("bystanders");
     const auto tree_start = Clock::now();
     ReaperHost host(host_plan(ready, bystanders));
@@ -454,6 +456,16 @@ class CaseBody {
   }
 
   bool observed() const { return scenario_.agent && scenario_.agent->observed(); }
+
+  // Where the case's Unix sockets go. A socket's path holds at most 107 bytes, and TMPDIR, which
+  // holds the scratch, may be longer (a CI runner's): in the sandbox they go in a folder of its
+  // private /tmp, which no other case sees; on the host, in the scratch.
+  std::filesystem::path socket_dir() const {
+    if (options_.on_host) return scratch_;
+    std::string dir = "/tmp/reapcheck-sockets-XXXXXX";
+    if (::mkdtemp(dir.data()) == nullptr) reaper::throw_sys("make a folder for the case's sockets");
+    return dir;
+  }
 
   // An observed agent's tree, once it is ready: every process the kernel shows descending from
   // the agent or orphaned into the namespace, each named from what it runs, and the ports they

@@ -1,5 +1,6 @@
 #include "harness/engine/readiness_channel.h"
 
+#include <fmt/format.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -42,8 +43,12 @@ ReadinessChannel::ReadinessChannel(const std::string& socket_path) : socket_path
   listener_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  if (!listener_ || socket_path_.size() >= sizeof addr.sun_path)
-    reaper::throw_sys("readiness socket");
+  if (!listener_) reaper::throw_sys("readiness socket");
+  if (socket_path_.size() >= sizeof addr.sun_path) {
+    throw std::runtime_error(fmt::format(
+        "the readiness socket's path {} is {} bytes, over the {} a Unix socket's may have",
+        socket_path_, socket_path_.size(), sizeof addr.sun_path - 1));
+  }
   std::memcpy(addr.sun_path, socket_path_.c_str(), socket_path_.size() + 1);
   if (::bind(listener_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
       ::listen(listener_.get(), 128) != 0) {

@@ -365,6 +365,16 @@ check "reproduce shows the npm dev-server leak" $?
 grep -q "^What escaped" "$work/out" && grep -q "watcher (pid [0-9]*): .*watcher.js" "$work/out" &&
   grep -q "localhost:41002 (watcher) answers, held by pid [0-9]* (watcher)" "$work/out"
 check "reproduce lists the watcher and its port" $?
+# A TMPDIR far longer than a Unix socket's path may be (a CI runner's): the case's sockets do not
+# live there. A fixture tree, a node package through npm, and a reaper that spawns without a PTY.
+long_tmp="$work/$(printf 't%.0s' {1..200})"
+mkdir -p "$long_tmp"
+run 0 env TMPDIR="$long_tmp" "$bin" run --scenario plain-child --scenario npm-dev-server \
+  --reaper pgroup --reaper proc-pidfd --out "$work/long-tmp"
+check "a 200-character TMPDIR runs every case as declared" $?
+[ -z "$(ls -A "$long_tmp")" ]
+check "a run leaves nothing in its TMPDIR" $?
+
 # Several reapers on one scenario: what passed is what passed in this run, and the fix follows.
 run 0 "$bin" reproduce setsid-escape --reaper pgroup --reaper cgroup
 check "reproduce with two reapers" $?
