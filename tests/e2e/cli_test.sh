@@ -365,6 +365,20 @@ check "reproduce shows the npm dev-server leak" $?
 grep -q "^What escaped" "$work/out" && grep -q "watcher (pid [0-9]*): .*watcher.js" "$work/out" &&
   grep -q "localhost:41002 (watcher) answers, held by pid [0-9]* (watcher)" "$work/out"
 check "reproduce lists the watcher and its port" $?
+
+# It teaches: how the watcher escaped, why pgroup misses it, which reaper to try instead.
+grep -q "how: .*detached: true.*setsid()" "$work/out" && grep -q "^Why pgroup misses it" "$work/out" &&
+  grep -q "Try it: reapcheck reproduce npm-dev-server --reaper [a-z]" "$work/out" &&
+  grep -q "^What to change in your launcher" "$work/out"
+check "reproduce says how the watcher escaped, why, and what to try" $?
+
+# Several reapers on one scenario: what passed is what passed in this run, and the fix follows.
+run 0 "$bin" reproduce setsid-escape --reaper pgroup --reaper cgroup
+check "reproduce with two reapers" $?
+grep -qx "Passed in this run: cgroup" "$work/out" &&
+  grep -q "^  - put the agent in a cgroup of its own" "$work/out"
+check "reproduce says what passed in this run and what to change" $?
+
 # A TMPDIR far longer than a Unix socket's path may be (a CI runner's): the case's sockets do not
 # live there. A fixture tree, a node package through npm, and a reaper that spawns without a PTY.
 long_tmp="$work/$(printf 't%.0s' {1..200})"
@@ -375,17 +389,6 @@ check "a 200-character TMPDIR runs every case as declared" $?
 [ -z "$(ls -A "$long_tmp")" ]
 check "a run leaves nothing in its TMPDIR" $?
 
-# It teaches: how the watcher escaped, why pgroup misses it, which reaper to try instead.
-grep -q "how: .*detached: true.*setsid()" "$work/out" && grep -q "^Why pgroup misses it" "$work/out" &&
-  grep -q "Try it: reapcheck reproduce npm-dev-server --reaper [a-z]" "$work/out" &&
-  grep -q "^What to change in your launcher" "$work/out"
-check "reproduce says how the watcher escaped, why, and what to try" $?
-# Several reapers on one scenario: what passed is what passed in this run, and the fix follows.
-run 0 "$bin" reproduce setsid-escape --reaper pgroup --reaper cgroup
-check "reproduce with two reapers" $?
-grep -qx "Passed in this run: cgroup" "$work/out" &&
-  grep -q "^  - put the agent in a cgroup of its own" "$work/out"
-check "reproduce says what passed in this run and what to change" $?
 mkdir -p "$work/host"
 run 0 env TMPDIR="$work/host" "$bin" reproduce --no-sandbox
 check "reproduce --no-sandbox runs" $?
