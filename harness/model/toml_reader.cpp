@@ -3,9 +3,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <cstring>
+
 
 namespace reapcheck {
 
@@ -20,12 +25,69 @@ toml::table parse_toml(std::string_view text, const std::filesystem::path& file)
 }
 
 std::string read_input(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw InputError(fmt::format("{}: cannot read the file", file.string()));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  const std::string name = file.string();
+  // O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
+  const int fd = ::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ELOOP) throw InputError(fmt::format("{}: a loop of symbolic links", name));
+    throw InputError(fmt::format("{}: cannot read the file: {}", name, std::strerror(err)));
+  }
+  // The model links nothing of reaper/, whose UniqueFd this would be.
+  const struct Closed {
+    int fd;
+    ~Closed() { ::close(fd); }
+  } held{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    throw InputError(fmt::format("{}: cannot read the file: {}", name, std::strerror(errno)));
+  }
+  if (S_ISDIR(st.st_mode)) throw InputError(fmt::format("{}: a directory, not a file", name));
+  if (!S_ISREG(st.st_mode)) {
+    throw InputError(fmt::format(
+        "{}: not a regular file (a FIFO, a socket or a device): refused, never read", name));
+  }
+  if (static_cast<size_t>(st.st_size) > kMaxInputBytes) {
+    throw InputError(fmt::format("{}: {} bytes, over the limit of {} for an input file", name,
+                                 st.st_size, kMaxInputBytes));
+  }
+  std::string text(kMaxInputBytes + 1, '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      throw InputError(fmt::format("{}: cannot read the file: {}", name, std::strerror(errno)));
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got > kMaxInputBytes) {  // grew while read
+    throw InputError(
+        fmt::format("{}: over the limit of {} bytes for an input file", name, kMaxInputBytes));
+  }
+  text.resize(got);
+  return text;
 }
+
+size_t max_text(std::string_view key) {
+  if (key == "description" || key == "reason") return 1000;
+  if (key == "role") return 64;
+  return 4096;
+}
+
+namespace {
+
+// `value` of `key` within its limit, or the reader's failure at `where`.
+void check_length(const TomlReader& reader, const toml::source_region& where,
+                  std::string_view key, std::string_view value) {
+  if (value.size() > max_text(key)) {
+    reader.fail(where, fmt::format("'{}' is {} bytes long, over its limit of {}", key,
+                                   value.size(), max_text(key)));
+  }
+}
+
+}  // namespace
 
 void TomlReader::fail(const toml::source_region& where, const std::string& what) const {
   throw InputError(
@@ -48,6 +110,7 @@ std::string TomlReader::string_at(const toml::table& t, std::string_view key, bo
     return {};
   }
   if (!n->is_string()) fail(n->source(), fmt::format("'{}' must be a string", key));
+  check_length(*this, n->source(), key, n->as_string()->get());
   return std::string(*n->as_string());
 }
 
@@ -66,6 +129,7 @@ std::vector<std::string> TomlReader::strings_at(const toml::table& t, std::strin
   if (a == nullptr) fail(n->source(), fmt::format("'{}' must be an array of strings", key));
   for (const auto& item : *a) {
     if (!item.is_string()) fail(item.source(), fmt::format("'{}' holds a non-string", key));
+    check_length(*this, item.source(), key, item.as_string()->get());
     out.emplace_back(*item.as_string());
   }
   return out;

@@ -23,8 +23,18 @@ class InputError : public std::runtime_error {
 // Parses `text` as TOML; a syntax error becomes an InputError at its position.
 toml::table parse_toml(std::string_view text, const std::filesystem::path& file);
 
-// The whole file; an InputError naming the file when it cannot be read.
+// What an input file may hold at most: a scenario or an expectations file is a page, not a
+// megabyte.
+inline constexpr size_t kMaxInputBytes = size_t{1} << 20;
+
+// The whole file; an InputError naming the file and why when it is not one to read: not a
+// regular file (a directory, a FIFO, a device: never opened to block or read without end), a
+// symlink loop, over kMaxInputBytes, or unreadable.
 std::string read_input(const std::filesystem::path& file);
+
+// The longest a string value of `key` may be: free text (description, reason) is a few lines, a
+// role one word; any other string a path or an argument. Every report shows these whole.
+size_t max_text(std::string_view key);
 
 // Typed access to a table's keys, failing at the key's position with what it should have been.
 class TomlReader {

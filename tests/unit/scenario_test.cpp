@@ -1,6 +1,7 @@
 #include "harness/model/scenario.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -396,6 +397,61 @@ TEST(Scenario, AProjectsOwnCommandTakesNoDeclaredMembersAndOneReadyCondition) {
       error_of(head + "package = \"dev-server\"\nmembers = [\"a\"]\n[agent.ready]\nport = 1\n")
           .find("[agent.ready] is for a project's own command"),
       std::string::npos);
+}
+
+}  // namespace
+}  // namespace reapcheck
+
+namespace reapcheck {
+namespace {
+
+// A folder of the test's own, removed afterwards.
+class InputFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/reapcheck-inputs-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string error_reading(const std::string& name) {
+    try {
+      read_input(dir_ / name);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(InputFiles, OnlyRegularFilesAreReadAndEachRefusalSaysWhy) {
+  ASSERT_EQ(::mkfifo((dir_ / "fifo.toml").c_str(), 0600), 0);  // would block a plain open
+  std::filesystem::create_symlink("/dev/zero", dir_ / "zero.toml");  // would never end
+  std::filesystem::create_directory(dir_ / "dir.toml");
+  std::filesystem::create_symlink("loop.toml", dir_ / "loop.toml");
+  std::ofstream(dir_ / "big.toml") << std::string(kMaxInputBytes + 1, '#');
+  EXPECT_NE(error_reading("fifo.toml").find("fifo.toml: not a regular file"), std::string::npos);
+  EXPECT_NE(error_reading("zero.toml").find("zero.toml: not a regular file"), std::string::npos);
+  EXPECT_NE(error_reading("dir.toml").find("dir.toml: a directory, not a file"), std::string::npos);
+  EXPECT_NE(error_reading("loop.toml").find("loop.toml: a loop of symbolic links"),
+            std::string::npos);
+  EXPECT_NE(error_reading("big.toml").find("over the limit of 1048576"), std::string::npos);
+  EXPECT_NE(error_reading("none.toml").find("none.toml: cannot read the file: No such file"),
+            std::string::npos);
+  std::ofstream(dir_ / "ok.toml") << "description = \"d\"\n";
+  EXPECT_EQ(read_input(dir_ / "ok.toml"), "description = \"d\"\n");
+}
+
+TEST(Scenario, FreeTextIsBoundedWithTheLimitInTheError) {
+  const std::string tree = "\n[tree]\nrole = \"agent\"\n";
+  EXPECT_NE(error_of("description = \"" + std::string(1001, 'x') + "\"" + tree)
+                .find("'description' is 1001 bytes long, over its limit of 1000"),
+            std::string::npos);
+  EXPECT_EQ(error_of("description = \"" + std::string(1000, 'x') + "\"" + tree), "(no error)");
+  EXPECT_NE(error_of("description = \"d\"\n[tree]\nrole = \"" + std::string(65, 'r') + "\"\n")
+                .find("over its limit of 64"),
+            std::string::npos);
 }
 
 }  // namespace
