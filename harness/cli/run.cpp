@@ -11,6 +11,7 @@
 #include "harness/engine/fixture.h"
 #include "harness/engine/matrix.h"
 #include "harness/model/summary.h"
+#include "harness/model/text.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"
 #include "reports/text_matrix.h"
@@ -51,7 +52,7 @@ RunInfo info_of(const MatrixPlan& plan, const RunArgs& args) {
                            {"ledger", args.no_ledger ? "off" : "on"}});
   if (plan.shard.count > 1) info.shard = plan.shard.text();
   for (const auto& s : plan.scenarios) info.plan_scenarios.push_back(s.id);
-  info.plan_reapers = plan.reapers;
+  info.plan_reapers = printable(plan.reapers);  // as the cases name them (CaseResult::reaper)
   return info;
 }
 

@@ -209,7 +209,8 @@ CaseResult complete_case(const CaseJob& job, CaseResult observed) {
   CaseResult r = std::move(observed);
   r.scenario = job.scenario->id;
   r.tags = job.scenario->tags;
-  r.reaper = job.reaper;
+  r.reaper = printable(job.reaper);
+  if (r.reaper != job.reaper) r.reaper_bytes = job.reaper;
   r.run = job.run;
   r.expected = job.expected.verdict;
   r.expected_also = job.expected.also;

@@ -175,7 +175,10 @@ struct Observations {
 
 struct CaseResult : Observations {
   std::string scenario;
-  std::string reaper;
+  std::string reaper;  // the reaper's id as every report shows it: printable(), valid UTF-8
+  // The id exactly as given, when that is not `reaper` (bytes that are not UTF-8, control bytes):
+  // results.json keeps it in hex, so the command can be recovered.
+  std::string reaper_bytes;
   std::vector<std::string> tags;  // the scenario's
   int run = 1;                    // 1-based index under --repeat
   Verdict verdict = Verdict::setup_error;

@@ -1,9 +1,31 @@
 #include "harness/model/result_json.h"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 #include <utility>
 
 namespace reapcheck {
+namespace {
+
+// Bytes as lower-case hex, two digits a byte: the exact form of a string that is not UTF-8.
+std::string to_hex(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char b : bytes) out += fmt::format("{:02x}", b);
+  return out;
+}
+
+std::string from_hex(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out += static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16));
+  }
+  return out;
+}
+
+}  // namespace
+
 namespace {
 
 Verdict verdict_from(const nlohmann::json& j) {
@@ -219,11 +241,13 @@ void to_json(nlohmann::json& j, const CaseResult& c) {
         {{"reaper", c.reaper_cpu_ms},
          {"reaper_children", c.reaper_children_cpu_ms},
          {"harness", c.harness_cpu_ms}}}};
+  if (!c.reaper_bytes.empty()) j["reaper_bytes"] = to_hex(c.reaper_bytes);
 }
 
 void from_json(const nlohmann::json& j, CaseResult& c) {
   c.scenario = j.value("scenario", "");
   c.reaper = j.value("reaper", "");
+  c.reaper_bytes = from_hex(j.value("reaper_bytes", ""));
   c.tags = j.value("tags", std::vector<std::string>{});
   c.run = j.value("run", 1);
   c.verdict = verdict_from(j.at("verdict"));

@@ -1,16 +1,14 @@
 #include "harness/model/toml_reader.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-
 
 namespace reapcheck {
 
@@ -79,11 +77,11 @@ size_t max_text(std::string_view key) {
 namespace {
 
 // `value` of `key` within its limit, or the reader's failure at `where`.
-void check_length(const TomlReader& reader, const toml::source_region& where,
-                  std::string_view key, std::string_view value) {
+void check_length(const TomlReader& reader, const toml::source_region& where, std::string_view key,
+                  std::string_view value) {
   if (value.size() > max_text(key)) {
-    reader.fail(where, fmt::format("'{}' is {} bytes long, over its limit of {}", key,
-                                   value.size(), max_text(key)));
+    reader.fail(where, fmt::format("'{}' is {} bytes long, over its limit of {}", key, value.size(),
+                                   max_text(key)));
   }
 }
 

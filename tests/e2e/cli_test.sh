@@ -389,6 +389,22 @@ check "a 200-character TMPDIR runs every case as declared" $?
 [ -z "$(ls -A "$long_tmp")" ]
 check "a run leaves nothing in its TMPDIR" $?
 
+# Bytes that are not UTF-8 in an exec: reaper's command: every output stays well-formed, and
+# results.json keeps the exact bytes (in hex beside the readable form), through `report` too.
+run 1 "$bin" run --scenario plain-child --reaper $'exec:true \xff\xfe' --out "$work/bytes"
+check "a reaper command with bytes that are not UTF-8 runs" $?
+xmllint --noout "$work/bytes/junit.xml" 2>"$work/err" &&
+  perl -MEncode -e 'for (@ARGV) { local $/; open my $f, "<:raw", $_ or die; my $t = <$f>;
+    Encode::decode("UTF-8", $t, Encode::FB_CROAK) }' "$work/bytes/matrix.txt" "$work/bytes/matrix.html"
+check "junit.xml, matrix.txt and matrix.html are well-formed UTF-8 whatever the bytes" $?
+"$bin" report "$work/bytes/results.json" --json "$work/bytes/again.json" >/dev/null
+for f in results.json again.json; do
+  perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>); my $c = $r->{cases}[0];
+    exit(pack("H*", $c->{reaper_bytes}) eq "exec:true \xff\xfe" && $c->{reaper} eq "exec:true \\xFF\\xFE" ? 0 : 1)' \
+    <"$work/bytes/$f" || false
+done
+check "results.json keeps the exact bytes of the command, through report too" $?
+
 mkdir -p "$work/host"
 run 0 env TMPDIR="$work/host" "$bin" reproduce --no-sandbox
 check "reproduce --no-sandbox runs" $?

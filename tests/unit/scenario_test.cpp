@@ -426,7 +426,7 @@ class InputFiles : public ::testing::Test {
 };
 
 TEST_F(InputFiles, OnlyRegularFilesAreReadAndEachRefusalSaysWhy) {
-  ASSERT_EQ(::mkfifo((dir_ / "fifo.toml").c_str(), 0600), 0);  // would block a plain open
+  ASSERT_EQ(::mkfifo((dir_ / "fifo.toml").c_str(), 0600), 0);        // would block a plain open
   std::filesystem::create_symlink("/dev/zero", dir_ / "zero.toml");  // would never end
   std::filesystem::create_directory(dir_ / "dir.toml");
   std::filesystem::create_symlink("loop.toml", dir_ / "loop.toml");
