@@ -115,13 +115,14 @@ int reproduce_command_of_yours(const GlobalArgs& global, const ReproduceArgs& ar
   std::error_code ec;
   const std::filesystem::path dir =
       std::filesystem::weakly_canonical(args.dir.empty() ? "." : args.dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) {
+  if (ec || !std::filesystem::exists(dir)) {
     throw UsageError(fmt::format("--dir {}: no such directory", args.dir));
   }
-  const Scenario scenario = command_scenario(*global.command, dir, args.ready);
-  if (auto missing = missing_interpreters({scenario}); !missing.empty()) {
-    throw UsageError(missing);
+  if (!std::filesystem::is_directory(dir)) {
+    throw UsageError(fmt::format("--dir {}: not a directory", args.dir));
   }
+  const Scenario scenario = command_scenario(*global.command, dir, args.ready);
+  if (std::string why = unrunnable(*scenario.agent); !why.empty()) throw UsageError(why);
   const std::vector<std::string> reapers = select_reapers(args.reapers, false);
   CaseOptions options;
   args.timing.apply_to(options);

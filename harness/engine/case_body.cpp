@@ -120,15 +120,7 @@ class CaseBody {
  private:
   void execute(CaseResult& r) {
     Phases phases(r);
-    init::start_reaping();  // PID 1 reaps orphans at once, as a real init would
-    if (scenario_.uses_cgroups()) enter_case_cgroup(options_.cgroup_parent);
-    std::filesystem::create_directories(worktree_);
-    path_ = case_path(scenario_.setup.path, scratch_);
-    log_fd_ =
-        reaper::UniqueFd(::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-    setup_deadline_ = Clock::now() + options_.ready;
-    if (observed()) setup_deadline_ += std::chrono::milliseconds(scenario_.agent->ready.after_ms);
-
+    prepare();
     Census census;
     const std::filesystem::path sockets = socket_dir();
     Bystanders bystanders(scratch_, census, sockets);
@@ -143,9 +135,7 @@ class CaseBody {
     const pid_t agent = await_spawn(host, bystanders);
     phases.mark("spawn");
 
-    census.claim_orphans_until_kill(observed());
-    std::vector<Member> members = observed() ? observe_members(agent, host, bystanders, census)
-                                             : collect_members(ready, census);
+    std::vector<Member> members = tree_members(agent, host, bystanders, ready, census);
     await_final_states(members);
     bystanders.await_begun(setup_deadline_);
     if (reaper_.supervises) register_supervisor(agent, members, census);
@@ -160,8 +150,9 @@ class CaseBody {
 
     DeathWatch deaths;
     watch_members(members, deaths);
+    if (observed()) drop_ended(members);
     require_intact(members, ledger ? &*ledger : nullptr);
-    census.claim_orphans_until_kill(false);
+    census.claim_orphans_until_kill(false);  // the reaper acts from here on
     const auto kill_start = Clock::now();
     ReaperHost::Reply killed =
         request_kill(host, race, bystanders, deaths, ledger ? &*ledger : nullptr, kill_start);
@@ -194,7 +185,9 @@ class CaseBody {
                 : -1});
     }
     phases.mark("audit");
-    require_no_unbidden_exit(census, ledger ? &*ledger : nullptr);
+    // An observed tree's shutdown is its own: a member that ends when its parent dies (stdin
+    // closed, a parent-death signal) ended by the kill, whatever it caught.
+    if (!observed()) require_no_unbidden_exit(census, ledger ? &*ledger : nullptr);
     r.open_ports = open_ports();
     if (ledger) take_ledger(*ledger, kill_start, r);
     phases.mark("evidence");
@@ -455,6 +448,27 @@ class CaseBody {
     return spawned.agent;
   }
 
+  // The case's own set-up, before any process of it starts.
+  void prepare() {
+    init::start_reaping();  // PID 1 reaps orphans at once, as a real init would
+    if (scenario_.uses_cgroups()) enter_case_cgroup(options_.cgroup_parent);
+    std::filesystem::create_directories(worktree_);
+    path_ = case_path(scenario_.setup.path, scratch_);
+    log_fd_ =
+        reaper::UniqueFd(::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+    setup_deadline_ = Clock::now() + options_.ready;
+    if (observed()) setup_deadline_ += std::chrono::milliseconds(scenario_.agent->ready.after_ms);
+  }
+
+  // The tree's members once it is ready: observed, or announced by the fixture.
+  std::vector<Member> tree_members(pid_t agent, const ReaperHost& host,
+                                   const Bystanders& bystanders, ReadinessChannel& ready,
+                                   Census& census) {
+    census.claim_orphans_until_kill(observed());
+    return observed() ? observe_members(agent, host, bystanders, census)
+                      : collect_members(ready, census);
+  }
+
   bool observed() const { return scenario_.agent && scenario_.agent->observed(); }
 
   // Where the case's Unix sockets go. A socket's path holds at most 107 bytes, and TMPDIR, which
@@ -483,14 +497,16 @@ class CaseBody {
                       "was ready{}",
                       agent, log_tail()));
     }
-    std::set<pid_t> outside = {1, ::getpid(), host.pid(), spawned};
-    outside.erase(agent);
-    for (pid_t b : bystanders.pids_with_ancestors_below(host.pid())) outside.insert(b);
-    for (pid_t helper : reaper_helpers(host.pid(), spawned)) outside.insert(helper);
+    TreeBounds bounds{agent, {}, {1, ::getpid(), host.pid(), spawned}, ::getsid(0)};
+    bounds.adopters.erase(agent);
+    for (pid_t b : bystanders.pids_with_ancestors_below(host.pid())) bounds.bystanders.insert(b);
+    for (pid_t helper : reaper_helpers(host.pid(), spawned)) {
+      if (bounds.bystanders.count(helper) == 0) bounds.adopters.insert(helper);
+    }
     reaper::ProcTable table;
     auto scan = [&] {
       table = reaper::ProcTable::read("/proc", reaper::Detail::full);
-      return observed_tree(table, agent, outside);
+      return observed_tree(table, bounds);
     };
     ReadyWatch watch{scenario_.agent->ready, agent_fd->get(), log_,
                      [&] { return tree_state(scan()); }, setup_deadline_};
@@ -508,7 +524,8 @@ class CaseBody {
     for (const reaper::ProcInfo* p : scan()) {
       // The agent by the pidfd held since its spawn: its pid cannot have been recycled.
       auto fd = p->pid == agent ? duplicate_fd(agent_fd->get()) : reaper::pidfd_open(p->pid);
-      if (!fd) continue;  // gone since the look: require_intact() has nothing to hold it to
+      // Gone since the look, or a zombie its parent has not reaped: dead, no member to kill.
+      if (!fd || reaper::pidfd_exited(fd->get())) continue;
       const std::string role = p->pid == agent ? "agent" : role_of(*p);
       census.add_member(p->pid, role, fd->get());
       members.push_back(Member{p->pid, role, std::move(*fd)});
@@ -520,6 +537,20 @@ class CaseBody {
       ports_.emplace_back(held.first, m->role);
     }
     return members;
+  }
+
+  // An observed tree is what it is when the kill comes: a member that ended since it was ready
+  // (a short-lived helper) is no longer there to kill. Its agent must be.
+  void drop_ended(std::vector<Member>& members) const {
+    for (const Member& m : members) {
+      if (m.role == "agent" && reaper::pidfd_exited(m.pidfd.get())) {
+        setup_failed(
+            fmt::format("the agent (pid {}) exited after it was ready, before the kill "
+                        "was requested{}",
+                        m.pid, log_tail()));
+      }
+    }
+    std::erase_if(members, [](const Member& m) { return reaper::pidfd_exited(m.pidfd.get()); });
   }
 
   // The first child of `parent` (a supervisor's agent), once it has forked it.
@@ -731,7 +762,9 @@ class CaseBody {
     std::vector<OpenPort> out;
     for (const auto& [port, role] : ports_) {
       const pid_t holder = port_holder(port);
-      if (port_accepting(port)) out.push_back({port, holder, role});
+      // Still listening on any address of the case's network (127.0.0.2, a LAN address inside
+      // it), or answering on loopback.
+      if (port_listening(port) || port_accepting(port)) out.push_back({port, holder, role});
     }
     return out;
   }
@@ -748,11 +781,13 @@ class CaseBody {
   }
 
   // The fixture's own complaints, for a setup-error's reason.
+  // Only the end is read: a command may have written megabytes before it failed.
   std::string log_tail() const {
-    std::string s = reaper::read_file(log_.string());
-    if (s.size() > 2000) s = "..." + s.substr(s.size() - 2000);
-    while (!s.empty() && s.back() == '\n') s.pop_back();
-    return s.empty() ? "" : (observed() ? " — its output: " : " — fixture log: ") + printable(s);
+    std::string s = read_tail(log_, 2000);
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+    return s.empty()
+               ? ""
+               : (observed() ? " — the end of its output: " : " — fixture log: ") + printable(s);
   }
 
   bool is_transient(const std::string& role) const { return transient_.count(role) != 0; }

@@ -170,7 +170,10 @@ std::optional<Party> Census::by_ancestry(pid_t pid) const {
     up = parent->ppid;
   }
   if (self->sid == runner_sid_) return Party{Party::Kind::reaper, pid, name};
-  if (orphans_are_tree_ && up == runner_) return Party{Party::Kind::tree, pid, name};
+  // Adopted by init, or by a subreaper host, outside the harness's session (tested above).
+  if (orphans_are_tree_ && (up == runner_ || up == host_)) {
+    return Party{Party::Kind::tree, pid, name};
+  }
   for (const auto& [member, known] : members_) {
     if (known.sid == self->sid) return Party{Party::Kind::tree, pid, name};
   }

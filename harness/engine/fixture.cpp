@@ -137,33 +137,43 @@ std::vector<std::string> prepare_sibling(const Scenario& scenario,
   return tree_command(sibling, fixture, worktree);
 }
 
-// Whether `program` (a command's first word) can be started from `dir`: a path is taken from
-// there, a name looked up in PATH.
-bool startable(const std::string& program, const std::filesystem::path& dir) {
-  if (program.find('/') == std::string::npos) return !find_in_path(program).empty();
-  const std::filesystem::path path =
-      std::filesystem::path(program).is_absolute() ? std::filesystem::path(program) : dir / program;
-  return ::access(path.c_str(), X_OK) == 0 && !std::filesystem::is_directory(path);
+// Why `program` (a command's first word) cannot be started from `dir`, or empty: a path is taken
+// from there, a name looked up in PATH, as a shell does.
+std::string not_startable(const std::string& program, const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  if (program.find('/') == std::string::npos) {
+    if (!find_in_path(program).empty()) return {};
+    if (fs::exists(dir / program)) {
+      return "'" + program + "' is not a program found in PATH; to run the one in " + dir.string() +
+             ", write ./" + program;
+    }
+    return "'" + program + "' is not a program found in PATH";
+  }
+  const fs::path path = fs::path(program).is_absolute() ? fs::path(program) : dir / program;
+  if (!fs::exists(path)) return "'" + program + "': no such file in " + dir.string();
+  if (fs::is_directory(path)) return "'" + program + "' is a directory";
+  if (::access(path.c_str(), X_OK) != 0) return "'" + program + "' is not executable (chmod +x)";
+  return {};
+}
+
+std::string unrunnable(const CommandAgent& a) {
+  if (!std::filesystem::is_directory(a.dir)) {
+    return "the agent's folder " + a.dir.string() + " is not a directory";
+  }
+  const auto temp = std::filesystem::weakly_canonical(std::filesystem::temp_directory_path());
+  const auto [d, t] = std::mismatch(a.dir.begin(), a.dir.end(), temp.begin(), temp.end());
+  if (d == a.dir.end()) {
+    return "the agent's folder " + a.dir.string() + " holds " + temp.string() +
+           ", where reapcheck keeps each case's scratch: give a folder of the project's own";
+  }
+  return not_startable(a.command.front(), a.dir);
 }
 
 std::string missing_interpreters(const std::vector<Scenario>& scenarios) {
   for (const auto& s : scenarios) {
     if (s.agent && s.agent->observed()) {
-      const auto& a = *s.agent;
-      if (!std::filesystem::is_directory(a.dir)) {
-        return "scenario '" + s.id + "': the agent's folder " + a.dir.string() +
-               " is not a directory";
-      }
-      const auto temp = std::filesystem::weakly_canonical(std::filesystem::temp_directory_path());
-      const auto [d, t] = std::mismatch(a.dir.begin(), a.dir.end(), temp.begin(), temp.end());
-      if (d == a.dir.end()) {
-        return "scenario '" + s.id + "': the agent's folder " + a.dir.string() + " holds " +
-               temp.string() +
-               ", where reapcheck keeps each case's scratch: give a folder of the project's own";
-      }
-      if (!startable(a.command.front(), a.dir)) {
-        return "scenario '" + s.id + "': '" + a.command.front() +
-               "' is not a program found in PATH or in " + a.dir.string();
+      if (std::string why = unrunnable(*s.agent); !why.empty()) {
+        return "scenario '" + s.id + "': " + why;
       }
       continue;
     }

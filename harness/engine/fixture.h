@@ -29,6 +29,10 @@ std::vector<std::string> prepare_sibling(const Scenario& scenario,
                                          const std::filesystem::path& worktree);
 const std::vector<std::string>& sibling_roles();
 
+// Why a project's own command cannot run as an agent (its folder missing, or holding reapcheck's
+// scratch; its program not found or not executable), or empty.
+std::string unrunnable(const CommandAgent& agent);
+
 // Checks that what the scenarios need is installed; returns a message naming what is missing
 // and which scenario needs it, or empty.
 std::string missing_interpreters(const std::vector<Scenario>& scenarios);

@@ -5,7 +5,8 @@
 #include <sys/wait.h>
 
 #include <algorithm>
-#include <map>
+#include <fstream>
+#include <optional>
 #include <regex>
 
 #include "harness/engine/ports.h"
@@ -22,8 +23,8 @@ using Clock = std::chrono::steady_clock;
 // A parent chain is short; the bound only stops a loop on a read that raced with reparenting.
 constexpr int kMaxDepth = 4096;
 constexpr size_t kMaxRole = 48;
-// The log is read from where the last look stopped; a line longer than this is matched in parts.
-constexpr size_t kMaxLine = size_t{64} * 1024;
+// A line is matched by its last kMaxLine bytes; the log is read that much a look.
+constexpr size_t kMaxLine = 4096;
 
 bool is_interpreter(const std::string& program) {
   static const std::regex names(
@@ -37,12 +38,25 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Whether the tree is "in" the state the condition asks for; what it waits for otherwise.
+// Whether the tree is in the state the condition asks for; what it waits for otherwise.
 struct Condition {
+  explicit Condition(const ReadyWatch& watch) : w(watch) {
+    if (w.ready.log.empty()) return;
+    // A pattern with no special character is a plain search: a spewing command's megabytes are
+    // scanned at memory speed, not at std::regex's.
+    if (w.ready.log.find_first_of("\\^$.|?*+()[]{}") == std::string::npos) {
+      literal = w.ready.log;
+    } else {
+      pattern.emplace(w.ready.log, std::regex::ECMAScript);
+    }
+  }
+
   const ReadyWatch& w;
   Clock::time_point started = Clock::now();
-  std::uintmax_t log_offset = 0;
+  std::ifstream log{w.log, std::ios::binary};
   std::string partial;  // the log's last, unfinished line
+  std::string literal;
+  std::optional<std::regex> pattern;
 
   bool met() {
     if (w.ready.port != 0) return port_listening(w.ready.port);
@@ -50,25 +64,36 @@ struct Condition {
     return Clock::now() >= started + std::chrono::milliseconds(w.ready.after_ms);
   }
 
+  // Reads on from where the last look stopped, to the end, and matches each line.
   bool log_matches() {
-    const std::string text = reaper::read_file(w.log.string());
-    if (text.size() <= log_offset) return false;
-    partial += text.substr(log_offset);
-    log_offset = text.size();
-    const std::regex pattern(w.ready.log, std::regex::ECMAScript);
-    size_t start = 0;
-    for (size_t nl = partial.find('\n'); nl != std::string::npos; nl = partial.find('\n', start)) {
-      if (std::regex_search(partial.begin() + static_cast<long>(start),
-                            partial.begin() + static_cast<long>(nl), pattern)) {
-        return true;
+    char chunk[kMaxLine];
+    log.clear();  // past the end last time: the agent may have written more since
+    for (;;) {
+      log.read(chunk, sizeof chunk);
+      const auto got = static_cast<size_t>(log.gcount());
+      if (got == 0) break;
+      for (size_t i = 0; i < got; ++i) {
+        if (chunk[i] != '\n') {
+          partial += chunk[i];
+          continue;
+        }
+        if (matches()) return true;
+        partial.clear();
       }
-      start = nl + 1;
+      if (partial.size() > kMaxLine) partial.erase(0, partial.size() - kMaxLine);
     }
-    partial.erase(0, start);
     // A prompt without its newline ("ready in 300 ms" then a spinner) counts too.
-    if (std::regex_search(partial, pattern)) return true;
-    if (partial.size() > kMaxLine) partial.erase(0, partial.size() - kMaxLine);
-    return false;
+    return matches();
+  }
+
+  // The line so far, without a terminal's carriage return, and only its end when it is long:
+  // std::regex recurses per character, and a line of megabytes would overflow the stack.
+  bool matches() const {
+    std::string_view line = partial;
+    if (line.size() > kMaxLine) line.remove_prefix(line.size() - kMaxLine);
+    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!pattern) return line.find(literal) != std::string_view::npos;
+    return std::regex_search(line.begin(), line.end(), *pattern);
   }
 
   std::string awaited() const {
@@ -88,36 +113,25 @@ std::string agent_exited(int pidfd) {
 
 }  // namespace
 
-std::vector<const reaper::ProcInfo*> observed_tree(const reaper::ProcTable& table, pid_t agent,
-                                                   const std::set<pid_t>& outside) {
-  std::map<pid_t, bool> verdict;  // pid → of the tree, for chains already walked
-  auto of_tree = [&](pid_t pid) {
-    std::vector<pid_t> chain;
-    bool tree = false;
+std::vector<const reaper::ProcInfo*> observed_tree(const reaper::ProcTable& table,
+                                                   const TreeBounds& bounds) {
+  auto of_tree = [&](const reaper::ProcInfo& self) {
+    pid_t pid = self.pid;
     for (int depth = 0; depth < kMaxDepth; ++depth) {
-      if (auto it = verdict.find(pid); it != verdict.end()) {
-        tree = it->second;
-        break;
-      }
-      chain.push_back(pid);
-      if (pid == agent) {
-        tree = true;
-        break;
-      }
+      if (pid == bounds.agent) return true;
+      if (bounds.bystanders.count(pid) != 0) return false;
       const reaper::ProcInfo* p = table.find(pid);
-      if (outside.count(pid) != 0 || p == nullptr) break;
-      if (p->ppid <= 1) {  // an orphan the namespace's init adopted
-        tree = true;
-        break;
+      if (p == nullptr) return false;
+      if (p->ppid <= 0 || bounds.adopters.count(p->ppid) != 0) {
+        return self.sid != bounds.harness_sid;  // an orphan taken in, or a helper of theirs
       }
       pid = p->ppid;
     }
-    for (pid_t c : chain) verdict[c] = tree;
-    return tree;
+    return false;
   };
   std::vector<const reaper::ProcInfo*> out;
   for (const reaper::ProcInfo& p : table.all()) {
-    if (p.pid != 1 && outside.count(p.pid) == 0 && of_tree(p.pid)) out.push_back(&p);
+    if (bounds.adopters.count(p.pid) == 0 && of_tree(p)) out.push_back(&p);
   }
   return out;
 }
@@ -128,8 +142,13 @@ std::string role_of(const reaper::ProcInfo& p) {
   const bool interpreter = is_interpreter(role);
   for (size_t i = 1; i < p.argv.size(); ++i) {
     const std::string& arg = p.argv[i];
-    if (interpreter && arg == "-c") {
-      role += " -c";
+    // Code given inline is no name: the option says what it is; a module is named.
+    if (interpreter && (arg == "-c" || arg == "-e" || arg == "--eval" || arg == "-p")) {
+      role += " " + arg;
+      break;
+    }
+    if (interpreter && arg == "-m" && i + 1 < p.argv.size()) {
+      role += " -m " + p.argv[i + 1];
       break;
     }
     if (interpreter && !arg.empty() && arg.front() != '-') {
@@ -143,6 +162,18 @@ std::string role_of(const reaper::ProcInfo& p) {
   }
   role = printable(role);
   return role.size() > kMaxRole ? role.substr(0, kMaxRole) : role;
+}
+
+std::string read_tail(const std::filesystem::path& file, size_t bytes) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) return {};
+  const auto size = static_cast<size_t>(in.tellg());
+  const size_t from = size > bytes ? size - bytes : 0;
+  in.seekg(static_cast<std::streamoff>(from));
+  std::string out(size - from, '\0');
+  in.read(out.data(), static_cast<std::streamsize>(out.size()));
+  out.resize(static_cast<size_t>(in.gcount()));
+  return from > 0 ? "…" + out : out;
 }
 
 std::vector<std::string> tree_state(const std::vector<const reaper::ProcInfo*>& tree) {
@@ -160,8 +191,9 @@ std::vector<std::string> tree_state(const std::vector<const reaper::ProcInfo*>& 
 }
 
 std::string await_ready(const ReadyWatch& w) {
-  Condition condition{w};
+  Condition condition(w);
   reaper::Backoff look(std::chrono::milliseconds(20));
+  // Without a condition the tree is ready once quiet.
   while (!condition.met()) {
     if (reaper::pidfd_exited(w.agent_pidfd)) return agent_exited(w.agent_pidfd);
     if (Clock::now() >= w.deadline) return "it was still waiting for " + condition.awaited();
@@ -171,7 +203,10 @@ std::string await_ready(const ReadyWatch& w) {
   auto quiet_since = Clock::now();
   reaper::Backoff settle(std::chrono::milliseconds(50));
   for (;;) {
-    if (reaper::pidfd_exited(w.agent_pidfd)) return agent_exited(w.agent_pidfd);
+    if (reaper::pidfd_exited(w.agent_pidfd)) {
+      return agent_exited(w.agent_pidfd) + ", while its tree was settling after " +
+             condition.awaited();
+    }
     const auto now = Clock::now();
     if (now >= quiet_since + w.quiet) return {};
     if (now >= w.deadline) {

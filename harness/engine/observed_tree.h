@@ -20,12 +20,25 @@ namespace reapcheck {
 // How long the tree must go without a fork or an exec before the kill is requested.
 inline constexpr std::chrono::milliseconds kQuietPeriod{500};
 
-// Every process of the tree in `table`: the agent, whatever descends from it, and the orphans
-// reparented to the namespace's init (a double fork's daemon) — but nothing that is, or descends
-// from, a process of `outside` (the harness, the reaper host, the bystanders, the reaper's own).
-// The PID namespace is the lineage the kernel keeps for a process whose parent has exited.
-std::vector<const reaper::ProcInfo*> observed_tree(const reaper::ProcTable& table, pid_t agent,
-                                                   const std::set<pid_t>& outside);
+// Who stands around an observed tree, for observed_tree().
+struct TreeBounds {
+  pid_t agent = 0;
+  // Processes whose descendants are theirs, never the tree's: the bystanders (the sibling agent's
+  // tree among them) and their ancestors below the reaper host.
+  std::set<pid_t> bystanders;
+  // The harness's and the reaper's own processes, which adopt orphans: the namespace's init, the
+  // reaper host (a subreaper strategy's, or its shims), a supervisor. What is below them is the
+  // tree's when it runs outside the harness's session (an orphan of the tree, re-parented there),
+  // and theirs when it runs in it (a helper they started).
+  std::set<pid_t> adopters;
+  pid_t harness_sid = 0;
+};
+
+// Every process of the tree in `table`: the agent, whatever descends from it, and the orphans of
+// the tree the adopters took in (a double fork's daemon) — but no adopter, and nothing at or below
+// a bystander. The PID namespace is the lineage the kernel keeps once a parent has exited.
+std::vector<const reaper::ProcInfo*> observed_tree(const reaper::ProcTable& table,
+                                                   const TreeBounds& bounds);
 
 // A role from what a process runs: the program, and for an interpreter its script ("node vite",
 // "python3 worker.py", "sh -c"), or a program's first option ("esbuild --service").
@@ -46,6 +59,9 @@ struct ReadyWatch {
 // when the deadline passed). No event announces a listen() or a fork to an unprivileged
 // observer, so each is looked for, backing off between looks; the agent's exit ends a wait at once.
 std::string await_ready(const ReadyWatch& watch);
+
+// The last `bytes` bytes of `file` (less when it is shorter), read from its end.
+std::string read_tail(const std::filesystem::path& file, size_t bytes);
 
 // The state `ReadyWatch::tree_state` compares: one line per process (pid, start time, argv) and
 // the namespace's last allocated pid, which a fork moves even when its child is already gone.

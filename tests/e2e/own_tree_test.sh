@@ -143,11 +143,24 @@ case "$what" in
     expect_in "$work/out" "how: left the agent's session"
     # One that needs a terminal: it runs under the reapers that spawn on a PTY (the seeds), and
     # under the others is a setup-error that shows its own complaint.
-    reproduce "$dir" --reaper ps-walk --reaper proc-pidfd --ready-log 'on a terminal' -- \
+    # Anchored: on a PTY each line ends in a carriage return, which the match leaves out.
+    reproduce "$dir" --reaper ps-walk --reaper proc-pidfd --ready-log '^on a terminal$' -- \
       sh -c 'if test -t 0; then echo on a terminal; exec sleep 60; fi; echo needs a terminal >&2; exit 3'
     expect_verdict "$work/out" ps-walk pass
     expect_verdict "$work/out" proc-pidfd setup-error
     expect_in "$work/out" "needs a terminal"
+    # A child its parent never reaps is a zombie, dead: no member, and no reason to refuse the case.
+    reproduce "$dir" --reaper cgroup --ready-log ready -- \
+      perl -e '$| = 1; fork or exit 0; sleep 1; print "ready\n"; sleep 60'
+    expect_verdict "$work/out" cgroup pass
+    # A detached child listening on 127.0.0.2: its port is found and audited as any other.
+    reproduce "$dir" --reaper pgroup --ready-after 300 -- node -e "
+      require('child_process').spawn(process.execPath, ['-e',
+        \"require('http').createServer().listen(9101, '127.0.0.2')\"],
+        {detached: true, stdio: 'ignore'}).unref();
+      setInterval(() => {}, 1e6);"
+    expect_verdict "$work/out" pgroup leak
+    expect_in "$work/out" ":9101 (node -e) answers"
     ;;
   input)
     # Bad input: exit 2, what to write instead, nothing run.
@@ -170,6 +183,9 @@ case "$what" in
     check_usage "excludes" --ready-port 4173 --ready-after 100 -- true
     check_usage "nothing after '--'" --
     check_usage "holds /tmp" --dir / -- true
+    check_usage "--dir package.json: not a directory" --dir package.json -- true
+    check_usage "to run the one in $dir, write ./server.js" -- server.js
+    check_usage "'./server.js' is not executable (chmod +x)" -- ./server.js
     "$bin" run -- true >"$work/out" 2>&1
     [ $? -eq 2 ] || fail "run -- true: not a usage error"
     expect_in "$work/out" "only 'reproduce' takes a command after '--'"
