@@ -96,7 +96,8 @@ CtestTiming time_ctest_matrix(int jobs, const std::filesystem::path& log) {
   while (::waitpid(-group, nullptr, 0) > 0 || errno == EINTR) {
   }
   if (interrupted) {
-    reclaim_leftovers();  // the kept tracing instances, which matrix/clean did not get to remove
+    reclaim_leftovers(Reclaim::and_kept_traces);  // the kept tracing instances, which matrix/clean
+                                                  // did not get to remove
     throw_if_interrupted();
   }
   return t;

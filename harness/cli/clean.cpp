@@ -12,9 +12,10 @@ Command clean_command(CLI::App& app) {
       "Remove what runs left on the host and no live run holds: the scratch directories, cgroup "
       "areas, pids groups and tracing instances of runs that were killed, and the tracing "
       "instances kept for reuse under REAPCHECK_KEEP_TRACE=1 (CTest's matrix tests). Every run "
-      "does this before its first case; CTest runs it after the matrix tests");
+      "does the first part before its first case; only clean removes kept instances, which "
+      "other runs on the host may share. CTest runs it after the matrix tests");
   return {cmd, [] {
-            const Leftovers removed = reclaim_leftovers();
+            const Leftovers removed = reclaim_leftovers(Reclaim::and_kept_traces);
             fmt::print("reapcheck: removed {}\n", removed.describe());
             return 0;
           }};

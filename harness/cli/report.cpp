@@ -1,7 +1,7 @@
 // `reapcheck report`: the reports written again from a results.json (the HTML matrix, JUnit, the
 // terminal matrix), as `run` writes them; with --merge, from the results.json of every slice of
 // a sharded run, joined into the result of the whole plan, or of whole runs of one plan, joined
-// as the repeats of one run.
+// as the repeats of one run; with --recover, from the journal of a run that was killed.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -10,6 +10,7 @@
 #include "harness/model/merge.h"
 #include "harness/model/summary.h"
 #include "harness/support/exit_status.h"
+#include "reports/journal.h"
 #include "reports/json_report.h"
 #include "reports/text_matrix.h"
 
@@ -18,6 +19,7 @@ namespace {
 
 struct ReportArgs {
   std::vector<std::string> inputs;
+  std::string recover;  // --recover DIR
   bool merge = false;
   OutputFiles outputs;  // --json, --junit, --html
 };
@@ -47,7 +49,34 @@ RunResult merged(const std::vector<std::string>& files) {
   return std::move(m.run);
 }
 
+// `report --recover DIR`: the reports of a run that was killed, from its journal, into DIR.
+int recover(const GlobalArgs& global, const ReportArgs& args) {
+  if (!args.inputs.empty() || args.merge) {
+    throw UsageError("--recover DIR takes no results file and no --merge");
+  }
+  int torn = 0;
+  RunResult run;
+  try {
+    run = recover_journal(args.recover, &torn);
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
+  }
+  OutputFiles outputs = args.outputs;
+  outputs.out_dir = args.recover;
+  check_outputs(outputs);
+  fmt::print(stderr, "reapcheck: recovered {} finished case(s) from {}/{}{}\n", run.cases.size(),
+             args.recover, Journal::kFile,
+             torn > 0 ? fmt::format(" ({} line(s) cut short by the kill left out)", torn) : "");
+  fmt::print("{}{}", text_matrix(run, use_colour(global)), text_deviations(run));
+  if (!write_outputs(run, outputs)) return kExitUsage;
+  return summarise(run).ok() ? kExitOk : kExitDeviation;
+}
+
 int report(const GlobalArgs& global, const ReportArgs& args) {
+  if (!args.recover.empty()) return recover(global, args);
+  if (args.inputs.empty()) {
+    throw UsageError("report needs a results.json (or --recover DIR, for a killed run's journal)");
+  }
   if (!args.merge && args.inputs.size() > 1) {
     throw UsageError(
         "several results files: add --merge to join the slices of a sharded run, or whole runs "
@@ -70,7 +99,6 @@ Command report_command(CLI::App& app, const GlobalArgs& global) {
       "the results of the slices of a sharded run, or of whole runs as repeats (--merge)");
   cmd->add_option("results", args->inputs, "results.json written by `reapcheck run`")
       ->type_name("FILE")
-      ->required()
       // Without its description, so that the help says FILE and not FILE:FILE.
       ->check(CLI::Validator(CLI::ExistingFile).description(""));
   cmd->add_flag("--merge", args->merge,
@@ -78,6 +106,10 @@ Command report_command(CLI::App& app, const GlobalArgs& global) {
                 "runs of one plan as its repeats (a cell whose verdicts differ between them is "
                 "inconsistent); exits 1 when a verdict differs from its expectation or repeats "
                 "disagree, as `run` does");
+  cmd->add_option("--recover", args->recover,
+                  "Rebuild results.json, junit.xml and the matrices in DIR from the journal a "
+                  "killed `run --out DIR` left there")
+      ->type_name("DIR");
   cmd->add_option("--html", args->outputs.html, "Write the HTML matrix to FILE")->type_name("FILE");
   cmd->add_option("--junit", args->outputs.junit, "Write JUnit XML to FILE")->type_name("FILE");
   cmd->add_option("--json", args->outputs.json, "Write the (merged) results as JSON to FILE")

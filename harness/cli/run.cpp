@@ -14,6 +14,7 @@
 #include "harness/model/text.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"
+#include "reports/journal.h"
 #include "reports/text_matrix.h"
 
 namespace reapcheck {
@@ -108,20 +109,28 @@ int run(const GlobalArgs& global, const RunArgs& args) {
   RunResult run;
   run.info = info_of(plan, args);
   run.scenarios = notes_for(plan.scenarios, plan.expectations);
+  // Every finished case reaches the disk before the next is reported: a run killed outright
+  // loses none of them (reapcheck report --recover DIR).
+  Journal journal(args.outputs.out_dir, run);
+  const Progress printer = progress_printer(args);
   try {
-    run_matrix(plan, run, progress_printer(args));
+    run_matrix(plan, run, [&](const CaseResult& c, int done, int total) {
+      journal.add(c);
+      printer(c, done, total);
+    });
   } catch (const Interrupted& e) {
     fmt::print(stderr,
                "reapcheck: {}; the cases in progress were ended, nothing they started is "
                "left running; writing the {} finished cases\n",
                e.what(), run.cases.size());
-    write_outputs(run, args.outputs);
+    if (write_outputs(run, args.outputs)) journal.remove();
     return kExitInterrupted;
   }
 
   fmt::print("{}", text_matrix(run, use_colour(global)));
   fmt::print("{}", text_deviations(run));
   if (!write_outputs(run, args.outputs)) return kExitUsage;
+  journal.remove();
   const Summary summary = summarise(run);
   if (!summary.ok()) return kExitDeviation;
   if (args.skip_exit_code != 0 && summary.skipped() == static_cast<int>(summary.cells.size())) {

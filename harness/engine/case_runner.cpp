@@ -36,7 +36,7 @@ constexpr int kRaceAttempts = 3;
 // What killed runs left behind, and tracing instances kept for reuse that no run holds. Once
 // per process, before its first case.
 void reclaim_before_first_case() {
-  if (const Leftovers removed = reclaim_leftovers(); removed.total() > 0) {
+  if (const Leftovers removed = reclaim_leftovers(Reclaim::dead_runs); removed.total() > 0) {
     fmt::print(stderr, "reapcheck: removed what earlier runs left and no run holds: {}\n",
                removed.describe());
   }

@@ -16,12 +16,12 @@ std::string Leftovers::describe() const {
       traces, traces == 1 ? "" : "s");
 }
 
-Leftovers reclaim_leftovers() {
+Leftovers reclaim_leftovers(Reclaim what) {
   Leftovers removed;
   removed.scratch = ScratchDir::reclaim_abandoned();
   removed.cgroups = CgroupArea::reclaim_abandoned();
   removed.pids = PidsGroup::reclaim_abandoned();
-  removed.traces = KernelSignalTrace::reclaim_abandoned();
+  removed.traces = KernelSignalTrace::reclaim_abandoned(what == Reclaim::and_kept_traces);
   return removed;
 }
 

@@ -18,7 +18,12 @@ struct Leftovers {
   std::string describe() const;
 };
 
+// Which leftovers a caller may take: a run takes only what dead runs left; `clean` also the
+// tracing instances kept for reuse (REAPCHECK_KEEP_TRACE=1) that no process uses now, which other
+// runs on the host may be about to take again.
+enum class Reclaim { dead_runs, and_kept_traces };
+
 // Removes what no live run holds, and says what it removed.
-Leftovers reclaim_leftovers();
+Leftovers reclaim_leftovers(Reclaim what);
 
 }  // namespace reapcheck

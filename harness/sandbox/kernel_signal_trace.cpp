@@ -458,7 +458,7 @@ void KernelSignalTrace::close_instance() {
   s.tried_by = 0;
 }
 
-int KernelSignalTrace::reclaim_abandoned() {
+int KernelSignalTrace::reclaim_abandoned(bool kept_too) {
   std::string why = why_untraceable();
   if (!why.empty()) return 0;
   UniqueFd root;
@@ -472,13 +472,12 @@ int KernelSignalTrace::reclaim_abandoned() {
   int removed = 0;
   DIR* dir = ::fdopendir(::dup(root.get()));
   if (dir == nullptr) return 0;
-  const bool keep = keeping();
   while (const dirent* e = ::readdir(dir)) {
     const std::string_view name = e->d_name;
     if (name.rfind(kKeptPrefix, 0) == 0) {
-      // Kept for reuse: removed by a process that keeps none, once no process uses it.
+      // Kept for reuse: removed only when asked (clean), once no process uses it.
       const int slot = static_cast<int>(std::strtol(e->d_name + kKeptPrefix.size(), nullptr, 10));
-      const UniqueFd lock = keep ? UniqueFd() : lock_kept_slot(slot);
+      const UniqueFd lock = kept_too ? lock_kept_slot(slot) : UniqueFd();
       if (lock) removed += ::unlinkat(root.get(), e->d_name, AT_REMOVEDIR) == 0 ? 1 : 0;
       continue;
     }

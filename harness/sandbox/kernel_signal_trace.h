@@ -81,9 +81,10 @@ class KernelSignalTrace {
   // Removes this process's tracing instance, or leaves a kept one for the next process; a
   // process that traced must call it before _exit.
   static void close_instance();
-  // Removes the tracing instances of runs that died without removing theirs, and, unless this
-  // process keeps its own, the kept ones no process uses; returns how many.
-  static int reclaim_abandoned();
+  // Removes the tracing instances of runs that died without removing theirs, and, with
+  // `kept_too` (`reapcheck clean`), the kept ones no process uses; returns how many. A run never
+  // removes kept instances: another run on the host may be between two uses of one.
+  static int reclaim_abandoned(bool kept_too);
 
  private:
   KernelSignalTrace(TraceInstance& in, reaper::Pipe feed);

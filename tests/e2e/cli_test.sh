@@ -405,6 +405,23 @@ for f in results.json again.json; do
 done
 check "results.json keeps the exact bytes of the command, through report too" $?
 
+# Special files named *.toml in a scenarios folder: each refused with its reason, none blocks or
+# is read without end, and a run that selects none of them runs.
+mkdir -p "$work/special"
+cp "$src/scenarios/plain-child.toml" "$work/special/"
+mkfifo "$work/special/fifo.toml"
+ln -s /dev/zero "$work/special/zero.toml"
+mkdir "$work/special/dir.toml"
+ln -s loop.toml "$work/special/loop.toml"
+run 0 timeout 60 "$bin" run --scenarios "$work/special" --scenario plain-child --reaper pidns
+check "a folder with a FIFO, a device, a directory and a loop named *.toml runs what it selects" $?
+grep -q "fifo.toml: not a regular file" "$work/err" && grep -q "zero.toml: not a regular file" "$work/err" &&
+  grep -q "loop.toml: a loop of symbolic links" "$work/err"
+check "each special file is left out with its reason" $?
+run 2 timeout 60 "$bin" run --scenarios "$work/special" --scenario dir --reaper pidns
+grep -q "dir.toml: a directory, not a file" "$work/err"
+check "selecting a directory named *.toml is exit 2 with its own message" $?
+
 mkdir -p "$work/host"
 run 0 env TMPDIR="$work/host" "$bin" reproduce --no-sandbox
 check "reproduce --no-sandbox runs" $?

@@ -19,9 +19,11 @@ mkdir "$work/tmp"
 # handed to the sandbox (REAPCHECK_SHARE), for the sandbox's uid.
 mkdir -m 1777 "$work/share"
 mkfifo -m 666 "$work/share/started" "$work/share/never"
+# Two cases finish first: the journal under --out must keep them through the kill.
 TMPDIR=$work/tmp REAPCHECK_SHARE=$work/share "$bin" run -q -j 1 --scenario plain-child \
+  --reaper pgroup --reaper subreaper \
   --reaper "exec:sh -c 'echo up >$work/share/started; read x <$work/share/never'" \
-  --json "$work/killed.json" \
+  --out "$work/killed" \
   >"$work/killed.out" 2>&1 &
 killed=$!
 read -r _ <"$work/share/started"
@@ -50,6 +52,18 @@ killed=
 for d in "${scratch[@]}" "${areas[@]}"; do flock "$d" true; done
 for d in "${scratch[@]}" "${areas[@]}"; do
   [ -d "$d" ] || fail "$d was gone before the next run: the test proves nothing"
+done
+
+# The killed run's reports, from its journal: both finished cases, as they were judged.
+"$bin" report --recover "$work/killed" >"$work/recovered.out" 2>&1
+[ $? -eq 0 ] || fail "report --recover: $(cat "$work/recovered.out")"
+grep -q "recovered 2 finished case(s)" "$work/recovered.out" ||
+  fail "report --recover did not recover the two cases: $(cat "$work/recovered.out")"
+perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>);
+  exit(join(",", map { $_->{reaper} } @{ $r->{cases} }) eq "pgroup,subreaper" ? 0 : 1)' \
+  <"$work/killed/results.json" || fail "the recovered results.json does not hold the two cases"
+for f in junit.xml matrix.txt matrix.html; do
+  [ -s "$work/killed/$f" ] || fail "report --recover did not write $f"
 done
 
 TMPDIR=$work/tmp "$bin" run -q -j 1 --scenario plain-child --reaper subreaper \

@@ -78,13 +78,16 @@ in_tracefs "echo '!stacktrace' >$name/events/signal/signal_generate/trigger"
 run remade keep
 [ "$(inode "$name")" != "$first" ] || fail "a run took $name without its trigger, not made it again"
 
-# In use, it stays; once free, a run that keeps none removes it, and says so.
+# A run that keeps none leaves it for the runs that share it; in use, clean leaves it too; once
+# free, clean removes it, and says so.
+run plain
+[ "$(kept)" = "$name" ] || fail "a run that keeps none removed or changed the kept $name"
 flock /run/reapcheck/trace-slots/0 "$bin" clean >"$work/held.out"
 [ -n "$(kept)" ] || fail "clean removed $name while a run held it"
-run plain
-[ -z "$(kept)" ] || fail "a run that keeps none left $(kept)"
-grep -q "1 tracing instance" "$work/plain.out" ||
-  fail "the run did not say it removed $name: $(cat "$work/plain.out")"
+"$bin" clean >"$work/clean.out"
+[ -z "$(kept)" ] || fail "clean left $(kept)"
+grep -q "1 tracing instance" "$work/clean.out" ||
+  fail "clean did not say it removed $name: $(cat "$work/clean.out")"
 
 # Two cases held open in turn by their reapers, which say they run and then wait on a FIFO. While
 # the first runs, the run makes the second's sandbox; both are looked at meanwhile.

@@ -171,7 +171,7 @@ TEST(Sandbox, EverythingInsideDiesWithTheParent) {
   EXPECT_TRUE(reads_eof(held.read.get(), 10s)) << "the sandbox outlived its parent";
   // What the killed parent could not remove (its pids group, where there is a v1 hierarchy), as
   // the next run would: the suite leaves nothing on the host.
-  reclaim_leftovers();
+  reclaim_leftovers(Reclaim::dead_runs);
 }
 
 TEST(Sandbox, AThrowingBodyIsReportedAsCrashed) {
