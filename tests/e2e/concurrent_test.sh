@@ -22,7 +22,7 @@ mkfifo "$work/progress"
 "$bin" run -j 1 --out "$work/matrix" >"$work/matrix.out" 2>"$work/progress" &
 matrix=$!
 exec 3<"$work/progress"
-read -r first <&3 || fail "the matrix run printed no progress"
+read -r _ <&3 || fail "the matrix run printed no progress"
 cat <&3 >"$work/matrix.err" &
 
 "$here/crash_test.sh" "$1" >"$work/crash.out" 2>&1 || fail "crash beside a matrix run: $(tail -5 "$work/crash.out")"
