@@ -6,11 +6,11 @@
 #include <fmt/ranges.h>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/journal.h"
 #include "harness/cli/outputs.h"
 #include "harness/model/merge.h"
 #include "harness/model/summary.h"
 #include "harness/support/exit_status.h"
-#include "reports/journal.h"
 #include "reports/json_report.h"
 #include "reports/text_matrix.h"
 

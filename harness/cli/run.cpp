@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/journal.h"
 #include "harness/cli/outputs.h"
 #include "harness/engine/fixture.h"
 #include "harness/engine/matrix.h"
@@ -14,7 +15,6 @@
 #include "harness/model/text.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"
-#include "reports/journal.h"
 #include "reports/text_matrix.h"
 
 namespace reapcheck {

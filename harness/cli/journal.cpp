@@ -1,4 +1,4 @@
-#include "reports/journal.h"
+#include "harness/cli/journal.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -10,6 +10,7 @@
 
 #include "harness/model/result_json.h"
 #include "harness/model/text.h"
+#include "harness/support/write_all.h"
 
 namespace reapcheck {
 namespace {
@@ -17,14 +18,7 @@ namespace {
 constexpr const char* kFormat = "reapcheck-journal/1";
 
 bool write_line(int fd, const std::string& line) {
-  size_t done = 0;
-  while (done < line.size()) {
-    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return ::fdatasync(fd) == 0;
+  return write_all(fd, line) && ::fdatasync(fd) == 0;
 }
 
 }  // namespace
