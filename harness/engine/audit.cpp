@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "harness/engine/activity.h"
+#include "harness/engine/observed_tree.h"
 #include "harness/model/text.h"
 #include "reaper/os/pidfd.h"
 
@@ -40,7 +41,8 @@ bool find_unannounced(const AuditScope& scope, std::set<pid_t>& known, DeathWatc
     // run is alive.
     if (auto fd = reaper::pidfd_open(p.pid); fd && !reaper::pidfd_exited(fd->get())) {
       const int slot = watch.add(fd->get());
-      found.push_back(Member{p.pid, "unannounced", std::move(*fd), slot});
+      // Named from what it runs, as an observed tree's members are (its comm: the scan reads stat).
+      found.push_back(Member{p.pid, role_of(p), std::move(*fd), slot});
       known.insert(p.pid);
       grew = true;
     }

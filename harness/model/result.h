@@ -24,7 +24,9 @@ struct ProcessRecord {
   pid_t pgid = 0;
   pid_t sid = 0;
   std::string state;
-  std::string role;  // the role the fixture announced; "unannounced" for processes it did not
+  // The role the fixture announced; for a process it did not announce, or a process of an
+  // observed tree, what it runs ("node vite", "perl"; "agent" for the agent).
+  std::string role;
   std::vector<std::string> argv;
 
   std::string command_line() const;  // argv joined by spaces
