@@ -54,12 +54,6 @@ constexpr std::chrono::milliseconds kKernelSyncBound{2000};
 // Ports handed to a command agent: it has its own network namespace, so any fixed range is free.
 constexpr int kFirstPort = 41001;
 
-std::optional<reaper::UniqueFd> duplicate_fd(int fd) {
-  reaper::UniqueFd copy(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
-  if (!copy) return std::nullopt;
-  return copy;
-}
-
 // Thrown by a step that finds the case cannot go on; run() records it as the case's blocker.
 struct Blocked {
   Blocker blocker;
@@ -503,40 +497,13 @@ class CaseBody {
     for (pid_t helper : reaper_helpers(host.pid(), spawned)) {
       if (bounds.bystanders.count(helper) == 0) bounds.adopters.insert(helper);
     }
-    reaper::ProcTable table;
-    auto scan = [&] {
-      table = reaper::ProcTable::read("/proc", reaper::Detail::full);
-      return observed_tree(table, bounds);
-    };
-    ReadyWatch watch{scenario_.agent->ready, agent_fd->get(), log_,
-                     [&] { return tree_state(scan()); }, setup_deadline_};
-    if (std::string why = await_ready(watch); !why.empty()) {
-      std::vector<std::string> seen;
-      for (const reaper::ProcInfo* p : scan()) {
-        seen.push_back(fmt::format("{} (pid {}, {})", role_of(*p), p->pid, p->state));
-      }
-      setup_failed(fmt::format("the command was not ready: {}; its processes then: {}{}", why,
-                               seen.empty() ? "none" : fmt::format("{}", fmt::join(seen, ", ")),
-                               log_tail()));
-    }
-    std::vector<Member> members;
-    std::vector<pid_t> pids;
-    for (const reaper::ProcInfo* p : scan()) {
-      // The agent by the pidfd held since its spawn: its pid cannot have been recycled.
-      auto fd = p->pid == agent ? duplicate_fd(agent_fd->get()) : reaper::pidfd_open(p->pid);
-      // Gone since the look, or a zombie its parent has not reaped: dead, no member to kill.
-      if (!fd || reaper::pidfd_exited(fd->get())) continue;
-      const std::string role = p->pid == agent ? "agent" : role_of(*p);
-      census.add_member(p->pid, role, fd->get());
-      members.push_back(Member{p->pid, role, std::move(*fd)});
-      pids.push_back(p->pid);
-    }
-    for (const auto& held : ports_held_by(pids)) {
-      const auto m = std::find_if(members.begin(), members.end(),
-                                  [&](const Member& x) { return x.pid == held.second; });
-      ports_.emplace_back(held.first, m->role);
-    }
-    return members;
+    auto tree = observe_when_ready(
+        bounds, ReadyWatch{scenario_.agent->ready, agent_fd->get(), log_, {}, setup_deadline_},
+        census);
+    if (auto* why = std::get_if<std::string>(&tree)) setup_failed(*why + log_tail());
+    auto& ready = std::get<ObservedTree>(tree);
+    ports_ = std::move(ready.ports);
+    return std::move(ready.members);
   }
 
   // An observed tree is what it is when the kill comes: a member that ended since it was ready

@@ -25,12 +25,6 @@ std::string name_of(const reaper::ProcInfo& p) {
   return printable(p.argv.empty() ? p.comm : p.argv.front());
 }
 
-reaper::UniqueFd duplicate(int fd) {
-  reaper::UniqueFd copy(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
-  if (!copy) reaper::throw_sys("dup(pidfd)");
-  return copy;
-}
-
 }  // namespace
 
 Census::Census() : runner_(::getpid()), runner_sid_(::getsid(0)) {}
@@ -46,18 +40,19 @@ void Census::add_member(pid_t pid, const std::string& role, int pidfd) {
   const bool catches = caught.empty() || std::strtoull(caught.c_str(), nullptr, 16) != 0;
   const std::lock_guard lock(mutex_);
   members_.insert_or_assign(
-      pid, Known{role, duplicate(pidfd), p ? p->sid : 0, p ? p->ppid : 0, catches});
+      pid, Known{role, reaper::dup_fd(pidfd), p ? p->sid : 0, p ? p->ppid : 0, catches});
 }
 
 void Census::add_reaper(pid_t pid, const std::string& name, int pidfd) {
   const std::lock_guard lock(mutex_);
-  reapers_.insert_or_assign(pid, Known{name, duplicate(pidfd), 0, 0});
+  reapers_.insert_or_assign(pid, Known{name, reaper::dup_fd(pidfd), 0, 0});
 }
 
 void Census::add_bystander(pid_t pid, const std::string& role, int pidfd) {
   const auto p = ProcTable::read_one(pid, Detail::stat);
   const std::lock_guard lock(mutex_);
-  bystanders_.insert_or_assign(pid, Known{role, duplicate(pidfd), p ? p->sid : 0, p ? p->ppid : 0});
+  bystanders_.insert_or_assign(pid,
+                               Known{role, reaper::dup_fd(pidfd), p ? p->sid : 0, p ? p->ppid : 0});
 }
 
 void Census::claim_orphans_until_kill(bool claim) {

@@ -222,3 +222,45 @@ std::string await_ready(const ReadyWatch& w) {
 }
 
 }  // namespace reapcheck
+
+namespace reapcheck {
+
+std::variant<ObservedTree, std::string> observe_when_ready(const TreeBounds& bounds,
+                                                           ReadyWatch watch, Census& census) {
+  reaper::ProcTable table;
+  auto scan = [&] {
+    table = reaper::ProcTable::read("/proc", reaper::Detail::full);
+    return observed_tree(table, bounds);
+  };
+  watch.tree_state = [&] { return tree_state(scan()); };
+  if (std::string why = await_ready(watch); !why.empty()) {
+    std::vector<std::string> seen;
+    for (const reaper::ProcInfo* p : scan()) {
+      seen.push_back(fmt::format("{} (pid {}, {})", role_of(*p), p->pid, p->state));
+    }
+    return fmt::format("the command was not ready: {}; its processes then: {}", why,
+                       seen.empty() ? "none" : fmt::format("{}", fmt::join(seen, ", ")));
+  }
+  ObservedTree tree;
+  std::vector<pid_t> pids;
+  for (const reaper::ProcInfo* p : scan()) {
+    // The agent by the pidfd held since its spawn: its pid cannot have been recycled.
+    auto fd = p->pid == bounds.agent ? std::optional(reaper::dup_fd(watch.agent_pidfd))
+                                     : reaper::pidfd_open(p->pid);
+    // Gone since the look, or a zombie its parent has not reaped: dead, no member to kill.
+    if (!fd || reaper::pidfd_exited(fd->get())) continue;
+    const std::string role = p->pid == bounds.agent ? "agent" : role_of(*p);
+    census.add_member(p->pid, role, fd->get());
+    tree.members.push_back(Member{p->pid, role, std::move(*fd)});
+    pids.push_back(p->pid);
+  }
+  for (const auto& [port, holder] : ports_held_by(pids)) {
+    const pid_t h = holder;
+    const auto m = std::find_if(tree.members.begin(), tree.members.end(),
+                                [&](const Member& x) { return x.pid == h; });
+    tree.ports.emplace_back(port, m->role);
+  }
+  return tree;
+}
+
+}  // namespace reapcheck

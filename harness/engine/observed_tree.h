@@ -10,8 +10,12 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
+#include "harness/engine/audit.h"
+#include "harness/engine/census.h"
 #include "harness/model/scenario.h"
 #include "reaper/os/proc_table.h"
 
@@ -62,6 +66,20 @@ std::string await_ready(const ReadyWatch& watch);
 
 // The last `bytes` bytes of `file` (less when it is shorter), read from its end.
 std::string read_tail(const std::filesystem::path& file, size_t bytes);
+
+// An observed tree at readiness: its members, each held by a pidfd and registered in the census,
+// named from what it runs ("agent" for the agent), and the ports they listen on, with the role
+// of the member that holds each.
+struct ObservedTree {
+  std::vector<Member> members;
+  std::vector<std::pair<int, std::string>> ports;
+};
+
+// Waits for the tree inside `bounds` to be ready as `watch` says (its `tree_state` is filled in
+// here), then takes it: an ObservedTree, or why it never became ready, with the processes seen
+// then. A zombie is no member: it is dead already.
+std::variant<ObservedTree, std::string> observe_when_ready(const TreeBounds& bounds,
+                                                           ReadyWatch watch, Census& census);
 
 // The state `ReadyWatch::tree_state` compares: one line per process (pid, start time, argv) and
 // the namespace's last allocated pid, which a fork moves even when its child is already gone.

@@ -19,6 +19,12 @@
 
 namespace reaper {
 
+UniqueFd dup_fd(int fd) {
+  UniqueFd copy(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  if (!copy) throw_sys("dup");
+  return copy;
+}
+
 Pipe make_pipe(bool cloexec) {
   int fds[2];
   if (::pipe2(fds, cloexec ? O_CLOEXEC : 0) != 0) throw_sys("pipe2");

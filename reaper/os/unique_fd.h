@@ -39,4 +39,7 @@ struct Pipe {
 };
 Pipe make_pipe(bool cloexec = true);
 
+// A close-on-exec duplicate of `fd`; throws naming the failure.
+UniqueFd dup_fd(int fd);
+
 }  // namespace reaper

@@ -36,12 +36,6 @@ bool every_thread_stopped(pid_t pid) {
   return true;
 }
 
-UniqueFd dup_fd(int fd) {
-  UniqueFd copy(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
-  if (!copy) throw_sys("dup(pidfd)");
-  return copy;
-}
-
 }  // namespace
 
 bool FrozenTree::Member::exited() const {
