@@ -146,8 +146,12 @@ std::string reproduce_report(const CaseResult& c, const ScenarioNotes* notes) {
                                 evidence_summary(c));
   if (notes != nullptr && !notes->description.empty()) out += "  " + notes->description + "\n";
   out += escaped(c, notes) + ports(c) + advice(c, notes);
-  if (c.survivors.empty() && c.open_ports.empty()) out += "\nNothing leaked.\n";
-  out += "\nEvidence\n" + evidence_text(c, "  ");
+  // A case that never reached its kill (a setup-error) leaked nothing and has no evidence.
+  const std::string evidence = evidence_text(c, "  ");
+  if (c.survivors.empty() && c.open_ports.empty() && !evidence.empty()) {
+    out += "\nNothing leaked.\n";
+  }
+  if (!evidence.empty()) out += "\nEvidence\n" + evidence;
   return out;
 }
 

@@ -16,6 +16,8 @@
 #include "harness/engine/case.h"
 #include "harness/engine/fixture.h"
 #include "harness/engine/matrix.h"
+#include "harness/model/cut.h"
+#include "harness/model/text.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"
 #include "reports/evidence.h"
@@ -129,10 +131,12 @@ int reproduce_command_of_yours(const GlobalArgs& global, const ReproduceArgs& ar
   if (args.ready_timeout_ms > 0) options.ready = std::chrono::milliseconds(args.ready_timeout_ms);
   if (const char* path = std::getenv("PATH")) options.agent_path = path;
   watch_interrupts();
+  // The command as the reports show it: printable, and cut to a line.
   fmt::print(
       "Reproducing `{}` in {} with {} reaper(s), each in a sandbox of its own (pids are "
       "the sandbox's; {} is copy-on-write there)...\n",
-      fmt::join(scenario.agent->command, " "), dir.string(), reapers.size(), dir.string());
+      cut(printable(fmt::format("{}", fmt::join(scenario.agent->command, " "))), 200), dir.string(),
+      reapers.size(), dir.string());
   const std::vector<CaseResult> results =
       run_reapers(scenario, reapers, {}, options, [](const CaseResult& c) {
         // A pass is one line; what went wrong gets the whole story.
