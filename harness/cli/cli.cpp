@@ -43,8 +43,46 @@ void check_command(const CLI::App& app, int argc, char** argv) {
   const std::string typed = typed_command(app, argc, argv);
   const auto names = command_names(app);
   if (typed.empty() || std::find(names.begin(), names.end(), typed) != names.end()) return;
+  // "--colour never list": the unknown word is the value of a mistyped option before it.
+  std::vector<std::string> options;
+  for (const CLI::Option* o : app.get_options()) {
+    for (const std::string& n : o->get_lnames()) options.push_back("--" + n);
+  }
+  for (int i = 1; i < argc && typed != argv[i]; ++i) {
+    const std::string word = std::string(argv[i]).substr(0, std::string(argv[i]).find('='));
+    if (word.rfind("--", 0) == 0 &&
+        std::find(options.begin(), options.end(), word) == options.end()) {
+      throw UsageError(fmt::format("unknown option '{}'{} (before a command; options: {})", word,
+                                   did_you_mean(word, options), fmt::join(options, ", ")));
+    }
+  }
   throw UsageError(fmt::format("unknown command '{}'{} (commands: {})", typed,
                                did_you_mean(typed, names), fmt::join(names, ", ")));
+}
+
+// For an option CLI11 did not expect ("--reapr"), the closest option of the command it was given
+// to: " (did you mean '--reaper'?)".
+std::string option_hint(const CLI::App& app, const std::vector<char*>& argv,
+                        const CLI::ParseError& e) {
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) return {};
+  std::vector<std::string> names;
+  std::vector<const CLI::App*> apps = {&app};
+  for (const CLI::App* sub : app.get_subcommands()) apps.push_back(sub);  // the one parsed
+  for (const CLI::App* a : apps) {
+    for (const CLI::Option* o : a->get_options()) {
+      for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+    }
+  }
+  std::string hint;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string word(argv[i]);
+    const std::string name = word.substr(0, word.find('='));
+    if (name.rfind("--", 0) != 0 || name == "--") continue;
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      hint += did_you_mean(name, names);
+    }
+  }
+  return hint;
 }
 
 void add_global_options(CLI::App& app, GlobalArgs& global) {
@@ -146,8 +184,12 @@ int run_cli(int argc, char** argv) {
   }
   try {
     app.parse(static_cast<int>(ours.size()), ours.data());
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+    fmt::print(stderr, "reapcheck: {}{}\nRun with --help for more information.\n", e.what(),
+               option_hint(app, ours, e));
+    return kExitUsage;
   }
   return run_parsed(commands);
 }

@@ -422,6 +422,17 @@ run 2 timeout 60 "$bin" run --scenarios "$work/special" --scenario dir --reaper 
 grep -q "dir.toml: a directory, not a file" "$work/err"
 check "selecting a directory named *.toml is exit 2 with its own message" $?
 
+# Every error is reapcheck's, and a mistyped option gets its closest name.
+run 2 "$bin" run --reapr pgroup
+grep -q "^reapcheck: .*--reapr (did you mean '--reaper'?)" "$work/err"
+check "a mistyped option: reapcheck's prefix and did-you-mean" $?
+run 2 "$bin" --colour never list
+grep -q "^reapcheck: unknown option '--colour' (did you mean '--color'?)" "$work/err"
+check "a mistyped global option is named, not taken for a command" $?
+run 2 "$bin" reproduce --ready-port 0 -- true
+grep -q "^reapcheck: --ready-port: Value 0 not in range" "$work/err"
+check "a value out of range: reapcheck's prefix" $?
+
 mkdir -p "$work/host"
 run 0 env TMPDIR="$work/host" "$bin" reproduce --no-sandbox
 check "reproduce --no-sandbox runs" $?
