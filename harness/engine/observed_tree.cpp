@@ -7,9 +7,10 @@
 #include <algorithm>
 #include <fstream>
 #include <optional>
-#include <regex>
+#include <set>
 
 #include "harness/engine/ports.h"
+#include "harness/model/line_pattern.h"
 #include "harness/model/text.h"
 #include "reaper/os/backoff.h"
 #include "reaper/os/pidfd.h"
@@ -27,10 +28,13 @@ constexpr size_t kMaxRole = 48;
 constexpr size_t kMaxLine = 4096;
 
 bool is_interpreter(const std::string& program) {
-  static const std::regex names(
-      "(node|nodejs|deno|bun|python[0-9.]*|perl|ruby|php|sh|bash|dash|"
-      "zsh|busybox|java)");
-  return std::regex_match(program, names);
+  static const std::set<std::string, std::less<>> names = {
+      "node", "nodejs", "deno", "bun", "perl",    "ruby", "php",
+      "sh",   "bash",   "dash", "zsh", "busybox", "java"};
+  if (names.count(program) != 0) return true;
+  // python, python3, python3.11
+  return program.rfind("python", 0) == 0 &&
+         program.find_first_not_of("0123456789.", 6) == std::string::npos;
 }
 
 std::string base_name(const std::string& path) {
@@ -41,22 +45,14 @@ std::string base_name(const std::string& path) {
 // Whether the tree is in the state the condition asks for; what it waits for otherwise.
 struct Condition {
   explicit Condition(const ReadyWatch& watch) : w(watch) {
-    if (w.ready.log.empty()) return;
-    // A pattern with no special character is a plain search: a spewing command's megabytes are
-    // scanned at memory speed, not at std::regex's.
-    if (w.ready.log.find_first_of("\\^$.|?*+()[]{}") == std::string::npos) {
-      literal = w.ready.log;
-    } else {
-      pattern.emplace(w.ready.log, std::regex::ECMAScript);
-    }
+    if (!w.ready.log.empty()) pattern.emplace(w.ready.log);
   }
 
   const ReadyWatch& w;
   Clock::time_point started = Clock::now();
   std::ifstream log{w.log, std::ios::binary};
   std::string partial;  // the log's last, unfinished line
-  std::string literal;
-  std::optional<std::regex> pattern;
+  std::optional<LinePattern> pattern;
 
   bool met() {
     if (w.ready.port != 0) return port_listening(w.ready.port);
@@ -92,8 +88,7 @@ struct Condition {
     std::string_view line = partial;
     if (line.size() > kMaxLine) line.remove_prefix(line.size() - kMaxLine);
     while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!pattern) return line.find(literal) != std::string_view::npos;
-    return std::regex_search(line.begin(), line.end(), *pattern);
+    return pattern->found_in(line);
   }
 
   std::string awaited() const {

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <functional>
-#include <regex>
 #include <set>
 #include <sstream>
 
+#include "harness/model/line_pattern.h"
 #include "harness/model/toml_reader.h"
 
 namespace reapcheck {
@@ -538,13 +538,7 @@ bool valid_id(const std::string& id) {
 }  // namespace
 
 std::string ready_log_error(const std::string& pattern) {
-  if (pattern.empty()) return "the ready log pattern is empty: it would match any line";
-  try {
-    std::regex check(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    return fmt::format("'{}' is not a regular expression (ECMAScript): {}", pattern, e.what());
-  }
-  return {};
+  return LinePattern::error(pattern);
 }
 
 Scenario command_scenario(std::vector<std::string> command, const std::filesystem::path& dir,
