@@ -204,6 +204,12 @@ case "$what" in
     rc=$?
     [ "$rc" -eq 1 ] || { cat "$work/out"; fail "gate with pgroup: exit $rc, expected 1"; }
     grep -q '"verdict": "leak"' "$work/fail/results.json" || fail "pgroup's gate is not a leak"
+    # A reaper that kills nothing cannot pass a project's tree either.
+    (cd "$dir" && "$bin" run --scenarios .reapcheck/ --reaper 'exec:true' --out "$work/none") \
+      >"$work/out" 2>&1
+    rc=$?
+    [ "$rc" -eq 1 ] || { cat "$work/out"; fail "gate with exec:true: exit $rc, expected 1"; }
+    grep -q '"verdict": "leak"' "$work/none/results.json" || fail "exec:true's gate is not a leak"
     [ "$(state "$dir")" = "$before" ] || fail "$dir changed under run"
     nothing_left "$dir"
     ;;
