@@ -186,8 +186,11 @@ std::string reproduce_summary(const std::vector<CaseResult>& results,
   std::vector<std::string> passed;
   std::set<Escape::Kind> kinds;
   std::set<int> ports;
+  size_t width = 0;
+  for (const CaseResult& c : results) width = std::max(width, c.reaper.size());
+  width = std::min<size_t>(width, 40);
   for (const CaseResult& c : results) {
-    out += fmt::format("  {:<14} {:<14} {}\n", c.reaper, to_string(c.verdict),
+    out += fmt::format("  {:<{}} {:<14} {}\n", cut(c.reaper, width), width, to_string(c.verdict),
                        c.verdict == Verdict::pass ? std::string() : cut(c.reason, 80));
     if (c.verdict == Verdict::pass) passed.push_back(c.reaper);
     const ProcessRecord* agent = agent_of(c);
