@@ -14,6 +14,8 @@ Command bench_command(CLI::App& app, const GlobalArgs& global) {
       "wall time (the built-in one also through ctest -L matrix, run from a build tree), against "
       "the targets; writes bench.json, bench.md (the table), bench.svg (the plot) and "
       "ctest-matrix.log");
+  cmd->footer(
+      "Examples:\n  reapcheck bench --quick --out reports/latest\n  reapcheck bench --ledger-only");
   cmd->add_flag("--quick", args->quick,
                 "Trees up to 1,000 members, one run each, no matrix: a few minutes");
   cmd->add_flag("--no-presets", args->no_presets,

@@ -14,6 +14,7 @@ Command clean_command(CLI::App& app) {
       "instances kept for reuse under REAPCHECK_KEEP_TRACE=1 (CTest's matrix tests). Every run "
       "does the first part before its first case; only clean removes kept instances, which "
       "other runs on the host may share. CTest runs it after the matrix tests");
+  cmd->footer("Example:\n  reapcheck clean");
   return {cmd, [] {
             const Leftovers removed = reclaim_leftovers(Reclaim::and_kept_traces);
             fmt::print("reapcheck: removed {}\n", removed.describe());

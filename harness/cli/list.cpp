@@ -105,6 +105,7 @@ Command list_command(CLI::App& app, const GlobalArgs& global) {
   auto json = std::make_shared<bool>(false);
   auto* cmd =
       app.add_subcommand("list", "List the scenarios, the built-in reapers and the presets");
+  cmd->footer("Examples:\n  reapcheck list\n  reapcheck list --json");
   cmd->add_flag("--json", *json,
                 "Print as JSON (the source of generated docs, tests and shell completion)");
   return {cmd, [json, &global, &app] {

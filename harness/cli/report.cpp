@@ -97,6 +97,11 @@ Command report_command(CLI::App& app, const GlobalArgs& global) {
       "report",
       "Write reports again from a results.json (HTML matrix, JUnit, terminal matrix), or join "
       "the results of the slices of a sharded run, or of whole runs as repeats (--merge)");
+  cmd->footer(
+      "Examples:\n"
+      "  reapcheck report reports/latest/results.json --html matrix.html\n"
+      "  reapcheck report --merge slice1.json slice2.json --json all.json\n"
+      "  reapcheck report --recover reports/latest   # a run killed outright");
   cmd->add_option("results", args->inputs, "results.json written by `reapcheck run`")
       ->type_name("FILE")
       // Without its description, so that the help says FILE and not FILE:FILE.

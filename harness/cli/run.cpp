@@ -145,6 +145,11 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand(
       "run", "Run scenarios × reapers, each case in its own sandbox, and print the matrix");
+  cmd->footer(
+      "Examples:\n"
+      "  reapcheck run --scenario setsid-escape --reaper pgroup --reaper cgroup\n"
+      "  reapcheck run --reaper exec:'kill -9 -- -{pgid}' --expect-pass --out reports/gate\n"
+      "  reapcheck run --scenarios .reapcheck/ --reaper cgroup   # your project's own scenarios");
   cmd->add_option("--scenario", args->scenarios, "Scenario id (repeatable; default: all)")
       ->type_name("ID");
   cmd->add_option("--reaper", args->reapers,

@@ -433,6 +433,12 @@ run 2 "$bin" reproduce --ready-port 0 -- true
 grep -q "^reapcheck: --ready-port: Value 0 not in range" "$work/err"
 check "a value out of range: reapcheck's prefix" $?
 
+# Each command's --help ends with an example.
+for c in list run reproduce report bench clean; do
+  "$bin" "$c" --help | grep -q "^Examples\?:" || { echo "no example in $c --help"; false; } || break
+done
+check "every command's --help shows an example" $?
+
 mkdir -p "$work/host"
 run 0 env TMPDIR="$work/host" "$bin" reproduce --no-sandbox
 check "reproduce --no-sandbox runs" $?
