@@ -9,11 +9,14 @@
 #include <algorithm>
 #include <ctime>
 #include <fstream>
+#include <set>
+#include <sstream>
 
 #include "harness/catalog/catalog.h"
 #include "harness/cli/did_you_mean.h"
 #include "harness/engine/case.h"
 #include "harness/model/toml_reader.h"
+#include "harness/support/paths.h"
 #include "harness/support/version.h"
 
 namespace reapcheck {
@@ -26,6 +29,32 @@ std::string reaper_id_from(const std::string& arg) {
   std::string id;
   std::getline(in, id);
   return id;
+}
+
+// Why an `exec:`/`supervise:` reaper's command cannot start, or empty: its first word, when it is
+// a plain word (no quote, no variable, no assignment: what a shell would take at face value), is
+// a path that is no executable file, or a name neither in PATH nor one of sh's own commands.
+// Refused once, before the first case, rather than a reaper-error in every case.
+std::string unstartable_command(const std::string& id) {
+  const auto colon = id.find(':');
+  const std::string kind = id.substr(0, colon);
+  if (colon == std::string::npos || (kind != "exec" && kind != "supervise")) return {};
+  std::istringstream words(id.substr(colon + 1));
+  std::string program;
+  words >> program;
+  if (program.empty() || program.find_first_of("'\"$`=\\;&|(){}<>*?~") != std::string::npos) {
+    return {};
+  }
+  static const std::set<std::string, std::less<>> sh_own = {
+      "kill", "exec", "true",  "false", "exit", "test",    "[",    "echo", "printf",
+      "read", "wait", "trap",  "set",   "cd",   "command", "eval", ".",    ":",
+      "if",   "for",  "while", "until", "case", "!",       "time", "env"};
+  if (program.find('/') == std::string::npos) {
+    if (sh_own.count(program) != 0 || !find_in_path(program).empty()) return {};
+    return fmt::format("'{}' is not a program found in PATH", program);
+  }
+  if (::access(program.c_str(), X_OK) == 0 && !std::filesystem::is_directory(program)) return {};
+  return fmt::format("'{}' is not an executable file", program);
 }
 
 }  // namespace
@@ -78,6 +107,9 @@ std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, 
     for (auto& id : reaper_ids(ReaperChoice::Origin::preset)) out.push_back(std::move(id));
   }
   for (const auto& id : out) {
+    if (std::string why = unstartable_command(id); !why.empty()) {
+      throw UsageError(fmt::format("--reaper {}: {}; nothing was run", id, why));
+    }
     if (!resolve_reaper(id)) {
       std::vector<std::string> ids;
       for (const auto& r : reaper_catalog()) ids.push_back(r.id);

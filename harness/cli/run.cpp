@@ -148,7 +148,7 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
   cmd->footer(
       "Examples:\n"
       "  reapcheck run --scenario setsid-escape --reaper pgroup --reaper cgroup\n"
-      "  reapcheck run --reaper exec:'kill -9 -- -{pgid}' --expect-pass --out reports/gate\n"
+      "  reapcheck run --reaper exec:'kill -9 -{pgid}' --expect-pass --out reports/gate\n"
       "  reapcheck run --scenarios .reapcheck/ --reaper cgroup   # your project's own scenarios");
   cmd->add_option("--scenario", args->scenarios, "Scenario id (repeatable; default: all)")
       ->type_name("ID");

@@ -433,6 +433,14 @@ run 2 "$bin" reproduce --ready-port 0 -- true
 grep -q "^reapcheck: --ready-port: Value 0 not in range" "$work/err"
 check "a value out of range: reapcheck's prefix" $?
 
+# An exec: reaper whose program cannot start is refused once, before any case runs.
+run 2 "$bin" run --scenario plain-child --reaper 'exec:no-such-killer {pid}'
+grep -q "^reapcheck: --reaper exec:no-such-killer {pid}: 'no-such-killer' is not a program found in PATH; nothing was run" "$work/err" &&
+  ! grep -q . "$work/out"
+check "an exec: reaper's missing program is exit 2 before the first case" $?
+run 0 "$bin" run -q --scenario plain-child --reaper 'exec:kill -9 -{pgid}'
+check "an exec: reaper that is a shell's own command runs (run --help's example)" $?
+
 # Each command's --help ends with an example.
 for c in list run reproduce report bench clean; do
   "$bin" "$c" --help | grep -q "^Examples\?:" || { echo "no example in $c --help"; false; } || break
