@@ -239,7 +239,8 @@ Command reproduce_command(CLI::App& app, const GlobalArgs& global) {
       "reproduce",
       "Reproduce a leak by hand and show what leaked and which ports still answer: one "
       "scenario (default: the npm dev-server leak), or your own command after '--', run in "
-      "your folder under each reaper\n\n"
+      "your folder under each reaper");
+  cmd->footer(
       "Examples:\n"
       "  reapcheck reproduce npm-dev-server --reaper pgroup\n"
       "  reapcheck reproduce --dir ~/my-app --ready-port 5173 -- npm run dev\n"
