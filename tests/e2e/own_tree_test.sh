@@ -150,8 +150,9 @@ case "$what" in
     expect_verdict "$work/out" proc-pidfd setup-error
     expect_in "$work/out" "needs a terminal"
     # A child its parent never reaps is a zombie, dead: no member, and no reason to refuse the case.
+    # (The parent reads its end of a pipe until the child, exiting, closes the other.)
     reproduce "$dir" --reaper cgroup --ready-log ready -- \
-      perl -e '$| = 1; fork or exit 0; sleep 1; print "ready\n"; sleep 60'
+      perl -e '$| = 1; pipe(my $r, my $w); fork or exit 0; close $w; <$r>; print "ready\n"; sleep 60'
     expect_verdict "$work/out" cgroup pass
     # A detached child listening on 127.0.0.2: its port is found and audited as any other.
     reproduce "$dir" --reaper pgroup --ready-after 300 -- node -e "
