@@ -2,12 +2,11 @@
 // and a folder of processes (pid, parents, ids, argv).
 #pragma once
 
-#include <gtest/gtest.h>
-#include <stdlib.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "tests/unit/temp_dir.h"
 
 namespace reaper {
 
@@ -22,26 +21,17 @@ inline std::string stat_line(const std::string& pid, const std::string& comm,
          " 8192 150 18446744073709551615\n";
 }
 
-class FakeProc : public ::testing::Test {
+class FakeProc : public reapcheck::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/reapcheck-fakeproc-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-
   void add(int pid, int ppid, int pgid, int sid, const std::string& comm,
            const std::string& cmdline) {
-    auto dir = root_ / std::to_string(pid);
+    auto dir = dir_ / std::to_string(pid);
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "stat") << stat_line(std::to_string(pid), comm, "S", ppid, pgid, sid,
                                              100u + pid);
     std::ofstream(dir / "cmdline") << cmdline;
     std::filesystem::create_symlink("/work/tree", dir / "cwd");
   }
-
-  std::filesystem::path root_;
 };
 
 }  // namespace reaper

@@ -47,7 +47,7 @@ TEST_F(ObservedTree, TheAgentItsDescendantsAndOrphansButNothingBelowOthers) {
   // subreaper host adopted (a session of its own).
   add(13, 5, 1, 1, "keeper", cmdline({"reapcheck", "keeper"}));
   add(14, 5, 14, 14, "python3", cmdline({"python3", "worker.py"}));
-  const auto table = reaper::ProcTable::read_proc_files(root_.string());
+  const auto table = reaper::ProcTable::read_proc_files(dir_.string());
   EXPECT_EQ(pids(observed_tree(table, {8, {6, 7}, {1, 5}, 1})),
             (std::vector<pid_t>{8, 9, 10, 11, 14}));
   // Below a supervisor (an adopter), its child is the agent.
@@ -64,7 +64,7 @@ TEST_F(ObservedTree, RolesSayWhatEachRuns) {
   add(7, 1, 7, 7, "kworker", "");
   add(8, 1, 8, 8, "node", cmdline({"node", "-e", "require('http').createServer()"}));
   add(9, 1, 9, 9, "python3", cmdline({"python3", "-m", "http.server", "8000"}));
-  const auto table = reaper::ProcTable::read_proc_files(root_.string());
+  const auto table = reaper::ProcTable::read_proc_files(dir_.string());
   std::vector<std::string> roles;
   for (const auto& p : table.all()) roles.push_back(role_of(p));
   EXPECT_EQ(roles, (std::vector<std::string>{"node vite", "esbuild --service", "sh -c",

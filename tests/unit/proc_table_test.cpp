@@ -66,11 +66,11 @@ TEST_F(FakeProc, ReadsEveryNumericEntryAndSkipsTheRest) {
   add(11, 10, 10, 10, "child", std::string("perl\0", 5));
   add(12, 11, 12, 12, "escaped", std::string("perl\0", 5));
   add(20, 1, 20, 20, "other", std::string("sh\0", 3));
-  std::filesystem::create_directories(root_ / "self");
-  std::filesystem::create_directories(root_ / "13");  // vanished: no stat file left
-  std::ofstream(root_ / "14") << "not a directory";
+  std::filesystem::create_directories(dir_ / "self");
+  std::filesystem::create_directories(dir_ / "13");  // vanished: no stat file left
+  std::ofstream(dir_ / "14") << "not a directory";
 
-  auto table = ProcTable::read(root_.string(), Detail::full);
+  auto table = ProcTable::read(dir_.string(), Detail::full);
   ASSERT_EQ(table.all().size(), 5u);
   const ProcInfo* agent = table.find(10);
   ASSERT_NE(agent, nullptr);
@@ -86,7 +86,7 @@ TEST_F(FakeProc, ReadsEveryNumericEntryAndSkipsTheRest) {
 
 TEST_F(FakeProc, StatDetailSkipsArgvAndCwd) {
   add(5, 1, 5, 5, "x", std::string("prog\0", 5));
-  auto table = ProcTable::read(root_.string(), Detail::stat);
+  auto table = ProcTable::read(dir_.string(), Detail::stat);
   ASSERT_NE(table.find(5), nullptr);
   EXPECT_TRUE(table.find(5)->argv.empty());
   EXPECT_TRUE(table.find(5)->cwd.empty());

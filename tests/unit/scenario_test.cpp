@@ -9,6 +9,7 @@
 #include "harness/engine/fixture.h"
 #include "harness/model/scenario_set.h"
 #include "harness/model/toml_reader.h"
+#include "tests/unit/temp_dir.h"
 
 namespace reapcheck {
 namespace {
@@ -406,14 +407,8 @@ namespace reapcheck {
 namespace {
 
 // A folder of the test's own, removed afterwards.
-class InputFiles : public ::testing::Test {
+class InputFiles : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/reapcheck-inputs-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string error_reading(const std::string& name) {
     try {
       read_input(dir_ / name);
@@ -422,7 +417,6 @@ class InputFiles : public ::testing::Test {
     }
     return "(no error)";
   }
-  std::filesystem::path dir_;
 };
 
 TEST_F(InputFiles, OnlyRegularFilesAreReadAndEachRefusalSaysWhy) {
