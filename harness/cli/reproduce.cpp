@@ -207,8 +207,6 @@ int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
                ? kExitOk
                : kExitDeviation;
   }
-  options.on_host = args.no_sandbox;
-  options.keep = args.keep;
   if (args.keep && !args.no_sandbox) {
     throw UsageError("--keep needs --no-sandbox: a sandbox's processes end with it");
   }
@@ -217,7 +215,7 @@ int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
       throw UsageError("--no-sandbox: " + refusal);
     }
     announce_host_run(scenario, reaper, args);
-    if (args.keep) options.scratch = kept_scratch();
+    options.on_host = HostRun{args.keep, args.keep ? kept_scratch() : std::filesystem::path()};
   }
   watch_interrupts();
   fmt::print("Reproducing {} with {} ({})...\n", scenario.id, reaper,
@@ -227,7 +225,8 @@ int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
           ? run_case(make_job(scenario, reaper, set.expectations, false), options)
           : run_reapers(scenario, {reaper}, set.expectations, options, [](const CaseResult&) {
             }).front();
-  print_outcome(c, notes, args, options.scratch);
+  print_outcome(c, notes, args,
+                options.on_host ? options.on_host->scratch : std::filesystem::path());
   return c.as_expected() ? kExitOk : kExitDeviation;
 }
 

@@ -25,6 +25,15 @@ struct CaseJob {
 CaseJob make_job(const Scenario& scenario, std::string reaper, const ExpectationBook& book,
                  bool expect_pass, int run = 1);
 
+// A case run on this machine: the audit looks only at the tree's sessions, and what survives is
+// killed afterwards unless `keep`.
+struct HostRun {
+  bool keep = false;
+  // The directory the case works in (its worktree is scratch/worktree), which the caller owns
+  // and may keep; empty: a fresh one, removed afterwards.
+  std::filesystem::path scratch;
+};
+
 struct CaseOptions {
   std::chrono::milliseconds grace{300};    // what the reaper gives members after SIGTERM
   std::chrono::milliseconds settle{1000};  // how long members may take to die after the reaper
@@ -34,13 +43,9 @@ struct CaseOptions {
   std::chrono::milliseconds reaper_deadline{10000};
   std::string cgroup_parent;  // where the cgroup reaper makes its groups; empty: its own cgroup
   bool ledger = true;         // record every signal of the reaper's side (signal_ledger.h)
-  // Outside any sandbox, on the real host (reapcheck reproduce --no-sandbox): the audit looks
-  // only at the tree's sessions, and what survives is killed afterwards unless `keep`.
-  bool on_host = false;
-  bool keep = false;
-  // On the host: the directory the case works in (its worktree is scratch/worktree), which the
-  // caller owns and may keep; empty: a fresh one, removed afterwards.
-  std::filesystem::path scratch;
+  // Outside any sandbox, on this machine (reapcheck reproduce --no-sandbox); empty: in a sandbox
+  // of its own. placement.h says what that changes.
+  std::optional<HostRun> on_host;
   // The PATH an observed agent (a project's own command) runs with: the invoking user's, so that
   // the command runs as it does for them; empty: the case's standard PATH.
   std::string agent_path;

@@ -141,7 +141,8 @@ CaseResult attempt(const Scenario& scenario, const ReaperChoice& reaper, const C
                    const Observe& observe) {
   try {
     if (options.on_host) {
-      if (!options.scratch.empty()) return observe_case(scenario, reaper, options, options.scratch);
+      const std::filesystem::path& kept = options.on_host->scratch;
+      if (!kept.empty()) return observe_case(scenario, reaper, options, kept);
       ScratchDir scratch;
       return observe_case(scenario, reaper, options, scratch.path());
     }

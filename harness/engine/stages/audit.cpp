@@ -1,0 +1,110 @@
+#include "harness/engine/stages/audit.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+
+#include "harness/engine/activity.h"
+#include "harness/engine/audit.h"
+#include "harness/engine/restart_check.h"
+#include "reaper/os/pidfd.h"
+#include "reaper/os/proc_table.h"
+
+namespace reapcheck {
+namespace {
+
+using Clock = CaseContext::Clock;
+
+// The reaper's own processes still running, each held by a pidfd from this instant on.
+struct LeftRunning {
+  std::vector<ProcessRecord> records;
+  std::vector<std::pair<pid_t, reaper::UniqueFd>> held;
+};
+
+// The reaper's own processes still running now, the host itself aside. Only they are read in
+// full: the table's other entries are the tree's, up to 1,000 of them.
+LeftRunning reaper_processes(const CaseContext& ctx) {
+  LeftRunning out;
+  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+  for (const auto& p : table.all()) {
+    if (p.pid == ctx.host->pid()) continue;
+    const auto who = ctx.census.who(p.pid);
+    if (!who || who->kind != Party::Kind::reaper) continue;
+    auto fd = reaper::pidfd_open(p.pid);
+    if (!fd || reaper::pidfd_exited(fd->get())) continue;
+    const auto full = reaper::ProcTable::read_one(p.pid, reaper::Detail::full);
+    out.records.push_back(record_of(full ? *full : p, "reaper"));
+    out.held.emplace_back(p.pid, std::move(*fd));
+  }
+  return out;
+}
+
+// Members alive, and not dying, at this instant (the reaper has just reported done), each with
+// its slot in the case's DeathWatch. Not the members a race held (`held`): the harness itself
+// released them to exit once the decoy was in place, so when they are gone says nothing of
+// the reaper (and they cannot survive it).
+std::vector<std::pair<ProcessRecord, int>> late_members(const CaseContext& ctx,
+                                                        const std::vector<Member>& members) {
+  const std::vector<std::string> held = ctx.scenario.held_roles();
+  std::vector<std::pair<ProcessRecord, int>> out;
+  for (const Member& m : members) {
+    if (std::find(held.begin(), held.end(), m.role) != held.end()) continue;
+    if (!m.pidfd || !lives_on(m.pid, m.pidfd.get())) continue;
+    if (auto p = reaper::ProcTable::read_one(m.pid, reaper::Detail::full)) {
+      out.emplace_back(record_of(*p, m.role), m.watch_slot);
+    }
+  }
+  return out;
+}
+
+// Who is still alive once the reaper is done, and which bystanders it touched.
+void watch_until_certain(CaseContext& ctx, Tree& tree, const Kill& kill, const LeftRunning& left,
+                         Findings& out) {
+  std::set<pid_t> sessions = {tree.spawned};  // the agent leads its own session
+  for (const auto& m : tree.records) sessions.insert(m.sid);
+  const pid_t host = ctx.host->pid();
+  AuditScope scope{kill.requested,
+                   ctx.options.settle,
+                   ctx.bystanders->pids_with_ancestors_below(host),
+                   ctx.placement.tree_sessions(sessions),
+                   {}};
+  scope.outside.insert({1, host, ::getpid()});
+  for (pid_t helper : reaper_helpers(host, tree.spawned)) scope.outside.insert(helper);
+  for (const auto& [pid, fd] : left.held) scope.reaper_left_running.emplace_back(pid, fd.get());
+  AuditResult audited = audit(tree.members, tree.deaths, ctx.census, scope);
+  out.survivors = std::move(audited.survivors);
+  out.all_dead_ms = audited.all_dead_ms;
+  out.watched_ms = audited.watched_ms;
+  ctx.bystanders->settle(Clock::now() + ctx.options.settle);
+  out.bystanders_hit = ctx.bystanders->hits();
+  ctx.placement.end_survivors(out.survivors, sessions);
+}
+
+}  // namespace
+
+Findings audit_tree(CaseContext& ctx, Tree& tree, const Kill& kill) {
+  Findings out;
+  // What runs at the instant the reaper reported done, its own processes first: they are few
+  // and may be gone a moment later (a helper it left behind, such as a delayed kill), while
+  // the tree's members take a read each, which on a 1,000-member tree under load outlasts such
+  // a helper.
+  LeftRunning left = reaper_processes(ctx);
+  out.reaper_left_running = std::move(left.records);
+  std::vector<std::pair<ProcessRecord, int>> late;
+  if (ctx.reported_done()) {
+    late = late_members(ctx, tree.members);
+    out.rebind_failures = rebind_ports(ctx.ports, kill.returned + ctx.options.settle);
+  }
+  watch_until_certain(ctx, tree, kill, left, out);
+  for (const auto& [process, slot] : late) {
+    const bool died = tree.deaths.dead(slot);
+    out.late.push_back({process, died ? std::chrono::duration<double, std::milli>(
+                                            tree.deaths.died_at(slot) - kill.returned)
+                                            .count()
+                                      : -1});
+  }
+  return out;
+}
+
+}  // namespace reapcheck

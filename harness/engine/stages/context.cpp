@@ -1,0 +1,42 @@
+#include "harness/engine/stages/context.h"
+
+#include "harness/engine/observed_tree.h"
+#include "harness/model/text.h"
+
+namespace reapcheck {
+namespace {
+
+std::set<std::string> as_set(const std::vector<std::string>& roles) {
+  return {roles.begin(), roles.end()};
+}
+
+}  // namespace
+
+void setup_failed(std::string reason) {
+  throw Blocked{{Blocker::Kind::setup_failed, std::move(reason)}};
+}
+
+CaseContext::CaseContext(const Scenario& scenario, const ReaperChoice& reaper,
+                         const CaseOptions& options, const Placement& placement,
+                         std::filesystem::path scratch)
+    : scenario(scenario),
+      reaper(reaper),
+      options(options),
+      placement(placement),
+      scratch(std::move(scratch)),
+      worktree(observed() ? scenario.agent->dir : this->scratch / "worktree"),
+      log(this->scratch / "fixture.log"),
+      transient(as_set(scenario.transient_roles())),
+      reaped_transient(as_set(scenario.reaped_transient_roles())),
+      stopped(as_set(scenario.stopped_roles())),
+      frozen(as_set(scenario.frozen_roles())) {}
+
+// Only the end is read: a command may have written megabytes before it failed.
+std::string CaseContext::log_tail() const {
+  std::string s = read_tail(log, 2000);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  if (s.empty()) return "";
+  return (observed() ? " — the end of its output: " : " — fixture log: ") + printable(s);
+}
+
+}  // namespace reapcheck

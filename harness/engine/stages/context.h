@@ -1,0 +1,87 @@
+// What a case's stages share: its inputs, and the parts the stages set going that live until the
+// case ends. A case is a straight sequence of stages over one context (case_body.cpp):
+//   set_up → build_tree → kill_tree → audit_tree → collect_evidence
+// each a function of the context that returns what it found, or throws Blocked when the case
+// cannot go on.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/catalog/catalog.h"
+#include "harness/engine/bystanders.h"
+#include "harness/engine/case.h"
+#include "harness/engine/census.h"
+#include "harness/engine/inside_reaper.h"
+#include "harness/engine/placement.h"
+#include "harness/engine/readiness_channel.h"
+#include "harness/engine/reaper_host.h"
+#include "harness/engine/signal_ledger.h"
+#include "harness/model/result.h"
+#include "harness/model/scenario.h"
+#include "reaper/os/unique_fd.h"
+
+namespace reapcheck {
+
+// Thrown by a stage that finds the case cannot go on; observe_case() records it as the blocker.
+struct Blocked {
+  Blocker blocker;
+};
+
+[[noreturn]] void setup_failed(std::string reason);
+
+struct CaseContext {
+  using Clock = std::chrono::steady_clock;
+
+  CaseContext(const Scenario& scenario, const ReaperChoice& reaper, const CaseOptions& options,
+              const Placement& placement, std::filesystem::path scratch);
+
+  // A project's own command, whose tree is observed rather than announced.
+  bool observed() const { return scenario.agent && scenario.agent->observed(); }
+  // Whether anything reports the kill done: not when the orchestrator is SIGKILLed instead.
+  bool reported_done() const {
+    return scenario.setup.request != CaseSetup::Request::orchestrator_killed;
+  }
+  bool is_transient(const std::string& role) const { return transient.count(role) != 0; }
+  SignalLedger* ledger_or_null() { return ledger ? &*ledger : nullptr; }
+  // The end of the tree's output, for a setup-error's reason ("" when it wrote nothing).
+  std::string log_tail() const;
+
+  // What the case runs.
+  const Scenario& scenario;
+  const ReaperChoice& reaper;
+  const CaseOptions& options;
+  const Placement& placement;
+  const std::filesystem::path scratch;   // empty at the start; the case's to fill
+  const std::filesystem::path worktree;  // the agent's folder: the project's own, or in scratch
+  const std::filesystem::path log;       // the tree's output
+  // The roles the scenario declares in a state of their own before the kill.
+  const std::set<std::string> transient;         // exit before the kill
+  const std::set<std::string> reaped_transient;  // of those, the ones their parent reaps
+  const std::set<std::string> stopped;           // stop themselves
+  const std::set<std::string> frozen;            // freeze their cgroup
+
+  // Set by set_up().
+  std::string path;  // the PATH of the reaper and the tree ([case] path)
+  reaper::UniqueFd log_fd;
+  // Until when the tree may take to be ready: renewed by each member announced, since a slow
+  // machine is not a stalled tree.
+  Clock::time_point setup_deadline;
+  std::vector<std::pair<int, std::string>> ports;  // port → the role that listens on it
+
+  // The running parts, in the order they start: they end in reverse (the ledger before the host
+  // whose calls it holds, the host before the bystanders its kill must not reach).
+  Census census;
+  std::optional<Bystanders> bystanders;
+  std::optional<ReadinessChannel> ready;
+  std::optional<ReaperHost> host;
+  std::optional<SignalLedger> ledger;
+  InsideReaper inside;  // the agent's own kill command, for a from-agent case
+};
+
+}  // namespace reapcheck

@@ -1,0 +1,101 @@
+#include "harness/engine/stages/kill.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <string>
+
+#include "reaper/os/pidfd.h"
+
+namespace reapcheck {
+namespace {
+
+using Clock = CaseContext::Clock;
+
+// An observed tree is what it is when the kill comes: a member that ended since it was ready
+// (a short-lived helper) is no longer there to kill. Its agent must be.
+void drop_ended(const CaseContext& ctx, std::vector<Member>& members) {
+  for (const Member& m : members) {
+    if (m.role == "agent" && reaper::pidfd_exited(m.pidfd.get())) {
+      setup_failed(fmt::format(
+          "the agent (pid {}) exited after it was ready, before the kill was requested{}", m.pid,
+          ctx.log_tail()));
+    }
+  }
+  std::erase_if(members, [](const Member& m) { return reaper::pidfd_exited(m.pidfd.get()); });
+}
+
+// The tree the reaper is asked to kill is the one announced: a member that is already gone
+// would let a reaper that kills nothing pass, so the case is not judged at all.
+// A member the reaper's side itself signalled already (a supervisor acting on the agent's
+// exit) was not lost: it was killed, with the ledger's record to show it.
+void require_intact(const std::vector<Member>& members, const SignalLedger* ledger) {
+  for (const Member& m : members) {
+    if (ledger != nullptr && ledger->reaper_reached(m.pid)) continue;
+    if (!m.pidfd || reaper::pidfd_exited(m.pidfd.get())) {
+      setup_failed(fmt::format(
+          "member {} (pid {}) exited before the kill was requested: a member that is meant to "
+          "be gone by then is declared 'transient'",
+          m.role, m.pid));
+    }
+  }
+}
+
+// An app force-quit: the orchestrator, which holds the reaper, is SIGKILLed, and nothing of
+// the reaper's runs but what outlives it (a supervisor, a keeper, a parent-death signal).
+ReaperHost::Reply kill_orchestrator(CaseContext& ctx, DeathWatch& deaths,
+                                    Clock::time_point deadline) {
+  const ReaperHost& host = *ctx.host;
+  reaper::pidfd_signal(host.pidfd(), SIGKILL);
+  deaths.wait(deadline, host.pidfd());
+  ReaperHost::Reply reply;
+  reply.status = ReaperHost::Reply::Status::ok;
+  reply.steps = {"SIGKILL to the orchestrator, the reaper host (pid " + std::to_string(host.pid()) +
+                 "), which the reaper cannot answer"};
+  return reply;
+}
+
+// The kill, requested as the scenario says: from the reaper (the usual way), by SIGKILLing
+// the orchestrator, or by the agent's own kill command.
+ReaperHost::Reply request_kill(CaseContext& ctx, Tree& tree, Clock::time_point start) {
+  const auto deadline =
+      start + ctx.options.grace + reaper_allowance(ctx.options, ctx.scenario.member_count());
+  switch (ctx.scenario.setup.request) {
+    case CaseSetup::Request::orchestrator_killed:
+      return kill_orchestrator(ctx, tree.deaths, deadline);
+    case CaseSetup::Request::from_agent:
+      return ctx.inside.run(tree.deaths, deadline);
+    case CaseSetup::Request::reaper:
+      break;
+  }
+  ctx.host->request_kill();
+  return await_kill(*ctx.host, tree.race, *ctx.bystanders, tree.deaths, ctx.ledger_or_null(), start,
+                    deadline);
+}
+
+}  // namespace
+
+Kill kill_tree(CaseContext& ctx, Tree& tree) {
+  watch_members(tree.members, tree.deaths);
+  if (ctx.observed()) drop_ended(ctx, tree.members);
+  require_intact(tree.members, ctx.ledger_or_null());
+  ctx.census.claim_orphans_until_kill(false);  // the reaper acts from here on
+  Kill kill;
+  kill.requested = Clock::now();
+  kill.reply = request_kill(ctx, tree, kill.requested);
+  kill.returned = Clock::now();
+  return kill;
+}
+
+ReaperOutcome outcome_of(const ReaperHost::Reply& reply) {
+  switch (reply.status) {
+    case ReaperHost::Reply::Status::timeout:
+      return {ReaperOutcome::Status::timed_out, reply.error};
+    case ReaperHost::Reply::Status::ok:
+      return {};
+    default:
+      return {ReaperOutcome::Status::failed, reply.error};
+  }
+}
+
+}  // namespace reapcheck

@@ -1,0 +1,44 @@
+// The tree stage: the agent's tree, once it is ready, as the members the reaper must kill —
+// announced by a fixture, or observed in the kernel's process table for a project's own command —
+// each held by a pidfd and in the state the scenario declares (transient ones gone, self-stopping
+// ones stopped, freezing ones frozen).
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <vector>
+
+#include "harness/engine/audit.h"
+#include "harness/engine/death_watch.h"
+#include "harness/engine/race.h"
+#include "harness/engine/stages/context.h"
+#include "harness/engine/stages/set_up.h"
+#include "harness/model/result.h"
+
+namespace reapcheck {
+
+struct Tree {
+  pid_t spawned = 0;  // what the reaper host spawned: the agent, or the supervisor it runs under
+  std::vector<Member> members;
+  std::vector<ProcessRecord> records;  // the members as /proc showed them, just before the kill
+  std::optional<Race> race;            // the PID-reuse race the scenario asks for, if any
+  double ready_ms = 0;                 // from the spawn request until the tree was ready
+  // The members' deaths, timed from the kill on; declared after them, as it must not outlive
+  // their pidfds.
+  DeathWatch deaths;
+};
+
+Tree build_tree(CaseContext& ctx, const Spawned& spawned);
+
+// The reaper host's own children but the agent (or the supervisor it runs under): a reaper's
+// helpers, such as the keeper holding the sibling's cgroup. They are the reaper's, not the
+// tree's, and may run until the case ends.
+std::vector<pid_t> reaper_helpers(pid_t host, pid_t agent);
+
+// Transient members (a double fork's middle) must be gone, and self-stopping ones stopped,
+// before the kill: the tree the reaper meets is then the same every run. The transient ones
+// are then dropped: what the reaper must kill is the rest. (final_states.cpp)
+void await_final_states(const CaseContext& ctx, std::vector<Member>& members);
+
+}  // namespace reapcheck
