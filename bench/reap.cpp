@@ -40,7 +40,7 @@ ReapSample measure_reap(std::string_view reaper, const Scenario& scenario, int r
   bool all_died = true;
   for (int i = 0; i < runs; ++i) {
     throw_if_interrupted();
-    CaseResult c = series.run(0, i + 1 == runs);
+    CaseResult c = complete_case(job, series.run(0, i + 1 == runs));
     cgroups.sweep();
     s.verdict = std::string(to_string(c.verdict));
     if (c.all_dead_ms < 0) all_died = false;
@@ -61,7 +61,7 @@ Overhead measure_case_overhead(int runs) {
   std::vector<CaseResult> passed;
   for (int i = 0; i < runs; ++i) {
     throw_if_interrupted();
-    CaseResult c = series.run(0, i + 1 == runs);
+    CaseResult c = complete_case(job, series.run(0, i + 1 == runs));
     if (c.verdict != Verdict::pass) continue;
     overhead.push_back(c.case_ms - c.tree_ms - std::max(c.kill_ms, c.all_dead_ms));
     whole.push_back(c.case_ms);

@@ -66,7 +66,7 @@ CaseResult run_case(const CaseJob& job, const CaseOptions& options);
 
 // Gives `observed` its identity (scenario, reaper, run, tags), its expectation and its verdict,
 // judged from its observations. Every result, however it was produced, passes through here.
-CaseResult complete_case(const CaseJob& job, CaseResult observed);
+CaseResult complete_case(const CaseJob& job, CaseObservation observed);
 
 // Why a case cannot run outside the sandbox (a PID race, a command given by the user), or empty.
 std::string host_run_refusal(const Scenario& scenario, std::string_view reaper_id);

@@ -25,7 +25,7 @@ double ms_between(Clock::time_point from, Clock::time_point to) {
 // Where a case's time goes, phase by phase: each mark closes the phase begun at the last one.
 class Phases {
  public:
-  explicit Phases(CaseResult& r) : r_(r), last_(Clock::now()) {}
+  explicit Phases(CaseObservation& r) : r_(r), last_(Clock::now()) {}
   void mark(const char* phase) {
     const auto now = Clock::now();
     r_.phases_ms.emplace_back(phase, ms_between(last_, now));
@@ -33,13 +33,13 @@ class Phases {
   }
 
  private:
-  CaseResult& r_;
+  CaseObservation& r_;
   Clock::time_point last_;
 };
 
 // Each stage's findings go into `r` as soon as it returns: a later stage that finds the case
 // blocked keeps what the earlier ones saw.
-void run_stages(CaseContext& ctx, CaseResult& r) {
+void run_stages(CaseContext& ctx, CaseObservation& r) {
   Phases phases(r);
   start_bystanders(ctx);
   phases.mark("bystanders");
@@ -83,9 +83,9 @@ void run_stages(CaseContext& ctx, CaseResult& r) {
 
 }  // namespace
 
-CaseResult observe_case(const Scenario& scenario, const ReaperChoice& reaper,
+CaseObservation observe_case(const Scenario& scenario, const ReaperChoice& reaper,
                         const CaseOptions& options, const std::filesystem::path& scratch) {
-  CaseResult r;
+  CaseObservation r;
   r.settle_ms = static_cast<int>(options.settle.count());
   const std::unique_ptr<Placement> placement = placement_for(options);
   try {

@@ -8,14 +8,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fmt/format.h>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "harness/engine/case_series.h"
 #include "harness/engine/dispatch_order.h"
-#include "harness/model/result_json.h"
+#include "harness/engine/observation_message.h"
 #include "harness/model/text.h"
 #include "harness/sandbox/cgroup_area.h"
 #include "harness/sandbox/kernel_signal_trace.h"
@@ -30,8 +30,8 @@ namespace {
 
 constexpr int kWorkerInterrupted = 130;
 
-// The worker: reads job indices, one per line, and answers each with its result as one JSON
-// line. EOF on the job pipe means there is no more work.
+// The worker: reads job indices, one per line, and answers each with what its case observed, as
+// one line (observation_message.h). EOF on the job pipe means there is no more work.
 int worker_main(const std::vector<CaseJob>& jobs, const CaseOptions& options, int job_fd,
                 int result_fd) {
   // Each worker its own cgroup area: a sweep must not remove a group another worker's case has
@@ -45,14 +45,14 @@ int worker_main(const std::vector<CaseJob>& jobs, const CaseOptions& options, in
     auto got = in.next(std::chrono::steady_clock::time_point::max());
     if (got.status != LineReader::Status::line) return 0;
     const size_t index = std::stoul(got.line);
-    CaseResult c;
+    ObservationMessage answer{index, {}};
     try {
-      c = series.run(index);
+      answer.observed = series.run(index, false);
     } catch (const Interrupted&) {
       return kWorkerInterrupted;
     }
     cgroups.sweep();
-    if (!write_all(result_fd, json_text(nlohmann::json(c)) + "\n")) return 1;
+    if (!write_all(result_fd, write_observation_message(answer) + "\n")) return 1;
   }
 }
 
@@ -110,80 +110,108 @@ std::string describe_exit(int status) {
   return "exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
+// The parent's side: hands each worker a job, judges what each sends back, and replaces a worker
+// that died while there is work left.
+class Pool {
+ public:
+  Pool(const std::vector<CaseJob>& jobs, const CaseOptions& options,
+       const std::function<void(size_t, CaseResult)>& done)
+      : jobs_(jobs), options_(options), done_(done), order_(dispatch_order(jobs)) {}
+
+  void run(int workers) {
+    const size_t wanted = std::min(static_cast<size_t>(std::max(workers, 1)), jobs_.size());
+    for (size_t i = 0; i < wanted; ++i) add_worker();
+    while (!pool_.empty()) {
+      std::vector<pollfd> fds;
+      fds.push_back({interrupt_fd(), POLLIN, 0});
+      for (const Worker& w : pool_) fds.push_back({w.results.get(), POLLIN, 0});
+      if (::poll(fds.data(), fds.size(), -1) < 0) {
+        if (errno == EINTR) continue;
+        reaper::throw_sys("poll the case workers");
+      }
+      if (fds[0].fd >= 0 && (fds[0].revents & POLLIN) != 0) take_interrupt(fds[0].fd);
+      for (size_t i = pool_.size(); i-- > 0;) {
+        if ((fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) serve(i);
+      }
+    }
+    if (interrupted_ != 0) throw Interrupted(interrupted_);
+  }
+
+ private:
+  void add_worker() {
+    pool_.push_back(start_worker(jobs_, options_, pool_));
+    assign(pool_.back());
+  }
+
+  void assign(Worker& w) {
+    if (interrupted_ != 0 || next_ >= jobs_.size()) {
+      w.jobs.reset();  // EOF: the worker exits
+      return;
+    }
+    w.current = order_[next_++];
+    if (!write_all(w.jobs.get(), std::to_string(*w.current) + "\n")) w.jobs.reset();
+  }
+
+  // A terminal's Ctrl-C reaches the workers too; a SIGTERM sent to this process alone does not,
+  // so pass it on. Each ends its case and reports nothing for it.
+  void take_interrupt(int fd) {
+    signalfd_siginfo info{};
+    if (::read(fd, &info, sizeof info) != static_cast<ssize_t>(sizeof info)) return;
+    interrupted_ = static_cast<int>(info.ssi_signo);
+    for (Worker& w : pool_) {
+      if (w.pidfd) reaper::pidfd_signal(w.pidfd.get(), SIGTERM);
+      w.jobs.reset();
+    }
+  }
+
+  // What worker `i` has to say: an observation, part of one, or its exit.
+  void serve(size_t i) {
+    Worker& w = pool_[i];
+    auto got = w.reader->next(std::chrono::steady_clock::now());
+    if (got.status == LineReader::Status::timeout) return;  // part of a line so far
+    if (got.status == LineReader::Status::line) {
+      if (!w.current) return;
+      ObservationMessage answer = read_observation_message(got.line);
+      const size_t index = *w.current;
+      w.current.reset();
+      if (answer.job != index) {
+        answer.observed = lost(fmt::format("its worker answered for job {}", answer.job));
+      }
+      done_(index, complete_case(jobs_[index], std::move(answer.observed)));
+      assign(w);
+      return;
+    }
+    int status = 0;  // EOF: the worker is exiting
+    ::waitpid(w.pid, &status, 0);
+    if (w.current && interrupted_ == 0) {
+      done_(*w.current, complete_case(jobs_[*w.current],
+                                      lost("the worker process running this case " +
+                                           describe_exit(status))));
+    }
+    pool_.erase(pool_.begin() + static_cast<std::ptrdiff_t>(i));
+    if (interrupted_ == 0 && next_ < jobs_.size()) add_worker();
+  }
+
+  static CaseObservation lost(std::string why) {
+    CaseObservation c;
+    c.blocked = Blocker{Blocker::Kind::setup_failed, std::move(why)};
+    return c;
+  }
+
+  const std::vector<CaseJob>& jobs_;
+  const CaseOptions& options_;
+  const std::function<void(size_t, CaseResult)>& done_;
+  const std::vector<size_t> order_;
+  std::vector<Worker> pool_;
+  size_t next_ = 0;  // in `order_`
+  int interrupted_ = 0;
+};
+
 }  // namespace
 
 void run_case_pool(const std::vector<CaseJob>& jobs, const CaseOptions& options, int workers,
                    const std::function<void(size_t, CaseResult)>& done) {
-  std::vector<Worker> pool;
-  const std::vector<size_t> order = dispatch_order(jobs);
-  size_t next = 0;  // in `order`
-  int interrupted = 0;
-
-  auto assign = [&](Worker& w) {
-    if (interrupted != 0 || next >= jobs.size()) {
-      w.jobs.reset();  // EOF: the worker exits
-      return;
-    }
-    w.current = order[next++];
-    if (!write_all(w.jobs.get(), std::to_string(*w.current) + "\n")) w.jobs.reset();
-  };
-  const size_t wanted = std::min(static_cast<size_t>(std::max(workers, 1)), jobs.size());
-  for (size_t i = 0; i < wanted; ++i) {
-    pool.push_back(start_worker(jobs, options, pool));
-    assign(pool.back());
-  }
-
-  while (!pool.empty()) {
-    std::vector<pollfd> fds;
-    fds.push_back({interrupt_fd(), POLLIN, 0});
-    for (const Worker& w : pool) fds.push_back({w.results.get(), POLLIN, 0});
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) continue;
-      reaper::throw_sys("poll the case workers");
-    }
-    if (fds[0].fd >= 0 && (fds[0].revents & POLLIN) != 0) {
-      signalfd_siginfo info{};
-      if (::read(fds[0].fd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-        interrupted = static_cast<int>(info.ssi_signo);
-        // A terminal's Ctrl-C reaches the workers too; a SIGTERM sent to this process alone
-        // does not, so pass it on. Each ends its case and reports nothing for it.
-        for (Worker& w : pool) {
-          if (w.pidfd) reaper::pidfd_signal(w.pidfd.get(), SIGTERM);
-          w.jobs.reset();
-        }
-      }
-    }
-    for (size_t i = pool.size(); i-- > 0;) {
-      if ((fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      Worker& w = pool[i];
-      auto got = w.reader->next(std::chrono::steady_clock::now());
-      if (got.status == LineReader::Status::timeout) continue;  // part of a line so far
-      if (got.status == LineReader::Status::line) {
-        if (!w.current) continue;
-        CaseResult c = nlohmann::json::parse(got.line).get<CaseResult>();
-        const size_t index = *w.current;
-        w.current.reset();
-        done(index, std::move(c));
-        assign(w);
-        continue;
-      }
-      // EOF: the worker is exiting.
-      int status = 0;
-      ::waitpid(w.pid, &status, 0);
-      if (w.current && interrupted == 0) {
-        CaseResult lost;
-        lost.blocked = Blocker{Blocker::Kind::setup_failed,
-                               "the worker process running this case " + describe_exit(status)};
-        done(*w.current, complete_case(jobs[*w.current], std::move(lost)));
-      }
-      pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(i));
-      if (interrupted == 0 && next < jobs.size()) {
-        pool.push_back(start_worker(jobs, options, pool));
-        assign(pool.back());
-      }
-    }
-  }
-  if (interrupted != 0) throw Interrupted(interrupted);
+  Pool(jobs, options, done).run(workers);
 }
 
 }  // namespace reapcheck

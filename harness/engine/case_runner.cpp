@@ -15,6 +15,7 @@
 #include "harness/engine/case_environment.h"
 #include "harness/engine/case_series.h"
 #include "harness/engine/leftovers.h"
+#include "harness/engine/observation_message.h"
 #include "harness/engine/race.h"
 #include "harness/model/judge.h"
 #include "harness/model/result_json.h"
@@ -42,8 +43,8 @@ void reclaim_before_first_case() {
   }
 }
 
-CaseResult blocked(Blocker::Kind kind, std::string reason) {
-  CaseResult r;
+CaseObservation blocked(Blocker::Kind kind, std::string reason) {
+  CaseObservation r;
   r.blocked = Blocker{kind, std::move(reason)};
   return r;
 }
@@ -68,13 +69,13 @@ std::chrono::milliseconds sandbox_deadline(const Scenario& scenario, const CaseO
          std::chrono::milliseconds(5000);
 }
 
-// What PID 1 runs: the case, its result as JSON.
-std::string observe_inside(const Scenario& scenario, const ReaperChoice& reaper,
+// What PID 1 runs: the case, its observation as the message for `job`.
+std::string observe_inside(size_t job, const Scenario& scenario, const ReaperChoice& reaper,
                            const CaseOptions& options, const std::filesystem::path& scratch) {
   // The case's delegated cgroup is, through its cgroup namespace, the root of what it sees.
   CaseOptions inside = options;
   if (!inside.cgroup_parent.empty()) inside.cgroup_parent = reaper::cgroup_home();
-  return json_text(nlohmann::json(observe_case(scenario, reaper, inside, scratch)));
+  return write_observation_message({job, observe_case(scenario, reaper, inside, scratch)});
 }
 
 // The project folders the jobs' observed agents run in: every sandbox of a series lays them all,
@@ -102,12 +103,18 @@ SandboxOptions sandbox_options(const CaseOptions& options, const std::filesystem
           std::move(projects)};
 }
 
-// The case's result from what its sandbox gave back; the time since `started` not spent in the
-// case's own phases is the sandbox's.
-CaseResult result_of(const SandboxOutcome& outcome, Clock::time_point started) {
+// The case's observation from what its sandbox gave back for `job`; the time since `started` not
+// spent in the case's own phases is the sandbox's.
+CaseObservation observation_of(const SandboxOutcome& outcome, size_t job,
+                               Clock::time_point started) {
   switch (outcome.status) {
     case SandboxOutcome::Status::finished: {
-      CaseResult r = nlohmann::json::parse(outcome.output).get<CaseResult>();
+      ObservationMessage message = read_observation_message(outcome.output);
+      if (message.job != job) {
+        throw std::runtime_error(fmt::format("the sandbox of job {} answered for job {}", job,
+                                             message.job));
+      }
+      CaseObservation r = std::move(message.observed);
       double inside = 0;
       for (const auto& [phase, ms] : r.phases_ms) inside += ms;
       r.phases_ms.emplace_back(
@@ -123,21 +130,22 @@ CaseResult result_of(const SandboxOutcome& outcome, Clock::time_point started) {
 }
 
 // How a case reaches its sandbox: one made for it (run_case), or one a series made ahead.
-using Observe = std::function<CaseResult(const Scenario&, const ReaperChoice&, const CaseOptions&)>;
+using Observe =
+    std::function<CaseObservation(const Scenario&, const ReaperChoice&, const CaseOptions&)>;
 
-CaseResult observe_sandboxed(const CaseJob& job, const ReaperChoice& reaper,
+CaseObservation observe_sandboxed(const CaseJob& job, const ReaperChoice& reaper,
                              const CaseOptions& options) {
   const auto started = Clock::now();
   ScratchDir scratch;
   const Scenario& scenario = *job.scenario;
   const SandboxOutcome outcome =
-      run_in_sandbox([&] { return observe_inside(scenario, reaper, options, scratch.path()); },
+      run_in_sandbox([&] { return observe_inside(0, scenario, reaper, options, scratch.path()); },
                      sandbox_options(options, scratch.path(), sandbox_deadline(scenario, options),
                                      projects_of({&job, 1})));
-  return result_of(outcome, started);
+  return observation_of(outcome, 0, started);
 }
 
-CaseResult attempt(const Scenario& scenario, const ReaperChoice& reaper, const CaseOptions& options,
+CaseObservation attempt(const Scenario& scenario, const ReaperChoice& reaper, const CaseOptions& options,
                    const Observe& observe) {
   try {
     if (options.on_host) {
@@ -166,7 +174,7 @@ std::string unsupported_here(const Scenario& scenario, const ReaperChoice& reape
 }
 
 // What stops the case before it starts, if anything.
-std::optional<CaseResult> precondition(const CaseJob& job,
+std::optional<CaseObservation> precondition(const CaseJob& job,
                                        const std::optional<ReaperChoice>& reaper,
                                        const CaseOptions& options) {
   if (!reaper) {
@@ -206,8 +214,9 @@ CaseJob make_job(const Scenario& scenario, std::string reaper, const Expectation
   return job;
 }
 
-CaseResult complete_case(const CaseJob& job, CaseResult observed) {
-  CaseResult r = std::move(observed);
+CaseResult complete_case(const CaseJob& job, CaseObservation observed) {
+  CaseResult r;
+  static_cast<CaseObservation&>(r) = std::move(observed);
   r.scenario = job.scenario->id;
   r.tags = job.scenario->tags;
   r.reaper = printable(job.reaper);
@@ -224,12 +233,12 @@ CaseResult complete_case(const CaseJob& job, CaseResult observed) {
 
 namespace {
 
-CaseResult run_job(const CaseJob& job, const CaseOptions& options, const Observe& observe) {
+CaseObservation run_job(const CaseJob& job, const CaseOptions& options, const Observe& observe) {
   const auto started = Clock::now();
   static std::once_flag reclaimed;
   std::call_once(reclaimed, reclaim_before_first_case);
   const std::optional<ReaperChoice> reaper = resolve_reaper(job.reaper);
-  CaseResult observed;
+  CaseObservation observed;
   if (auto stop = precondition(job, reaper, options)) {
     observed = std::move(*stop);
   } else {
@@ -237,18 +246,18 @@ CaseResult run_job(const CaseJob& job, const CaseOptions& options, const Observe
     observed = retry_unopened_race([&] { return attempt(*job.scenario, *reaper, ours, observe); },
                                    kRaceAttempts);
   }
-  CaseResult r = complete_case(job, std::move(observed));
-  r.case_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
-  return r;
+  observed.case_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  return observed;
 }
 
 }  // namespace
 
 CaseResult run_case(const CaseJob& job, const CaseOptions& options) {
-  return run_job(job, options,
-                 [&](const Scenario&, const ReaperChoice& reaper, const CaseOptions& ours) {
-                   return observe_sandboxed(job, reaper, ours);
-                 });
+  return complete_case(
+      job, run_job(job, options,
+                   [&](const Scenario&, const ReaperChoice& reaper, const CaseOptions& ours) {
+                     return observe_sandboxed(job, reaper, ours);
+                   }));
 }
 
 struct CaseSeries::Ahead {
@@ -261,7 +270,7 @@ CaseSeries::CaseSeries(std::span<const CaseJob> jobs, CaseOptions options)
 
 CaseSeries::~CaseSeries() = default;
 
-CaseResult CaseSeries::run(size_t index, bool last) {
+CaseObservation CaseSeries::run(size_t index, bool last) {
   return run_job(jobs_[index], options_,
                  [&](const Scenario& scenario, const ReaperChoice&, const CaseOptions& options) {
                    return observe(index, scenario, options, last);
@@ -275,15 +284,17 @@ std::unique_ptr<CaseSeries::Ahead> CaseSeries::make_ahead(Sandbox* running) cons
   // and its options as run_job() makes them from the series' own.
   ahead->sandbox.emplace(
       [jobs = jobs_, options = options_, scratch](const std::string& request) {
-        const CaseJob& job = jobs[std::stoul(request)];
+        const size_t index = std::stoul(request);
+        const CaseJob& job = jobs[index];
         const ReaperChoice reaper = *resolve_reaper(job.reaper);
-        return observe_inside(*job.scenario, reaper, with_reapers_grace(options, reaper), scratch);
+        return observe_inside(index, *job.scenario, reaper, with_reapers_grace(options, reaper),
+                              scratch);
       },
       sandbox_options(options_, scratch, options_.ready, projects_of(jobs_)), running);
   return ahead;
 }
 
-CaseResult CaseSeries::observe(size_t index, const Scenario& scenario, const CaseOptions& options,
+CaseObservation CaseSeries::observe(size_t index, const Scenario& scenario, const CaseOptions& options,
                                bool last) {
   const auto started = Clock::now();
   std::unique_ptr<Ahead> ahead = std::move(ahead_);
@@ -299,7 +310,7 @@ CaseResult CaseSeries::observe(size_t index, const Scenario& scenario, const Cas
           // The next case makes its own, and says why it cannot.
         }
       });
-  return result_of(outcome, started);
+  return observation_of(outcome, index, started);
 }
 
 std::string host_run_refusal(const Scenario& scenario, std::string_view reaper_id) {

@@ -24,15 +24,17 @@ class CaseSeries {
   CaseSeries(const CaseSeries&) = delete;
   CaseSeries& operator=(const CaseSeries&) = delete;
 
-  // run_case() for jobs[index]; meanwhile, unless `last`, makes the next case's sandbox.
-  CaseResult run(size_t index, bool last = false);
+  // What jobs[index] observed, with its case_ms (complete_case() judges it); meanwhile, unless
+  // `last`, makes the next case's sandbox.
+  CaseObservation run(size_t index, bool last = false);
 
  private:
   struct Ahead;  // a sandbox made for whichever case comes next, and its scratch directory
   // `running`: the sandbox whose case runs while this one is made, if any.
   std::unique_ptr<Ahead> make_ahead(Sandbox* running = nullptr) const;
   // The case in the sandbox made ahead (or one made now); meanwhile, unless `last`, the next.
-  CaseResult observe(size_t index, const Scenario& scenario, const CaseOptions& options, bool last);
+  CaseObservation observe(size_t index, const Scenario& scenario, const CaseOptions& options,
+                          bool last);
 
   std::span<const CaseJob> jobs_;
   CaseOptions options_;

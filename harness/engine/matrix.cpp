@@ -5,8 +5,6 @@
 #include <numeric>
 
 #include "harness/engine/case_pool.h"
-#include "harness/engine/case_series.h"
-#include "harness/sandbox/cgroup_area.h"
 #include "harness/support/interrupt.h"
 
 namespace reapcheck {
@@ -46,19 +44,7 @@ void run_matrix(const MatrixPlan& plan, RunResult& run, const Progress& progress
   };
 
   try {
-    if (plan.jobs > 1 && total > 1) {
-      run_case_pool(jobs, plan.options, plan.jobs, finished);
-    } else {
-      CgroupArea cgroups;
-      CaseOptions options = plan.options;
-      options.cgroup_parent = cgroups.path();
-      CaseSeries series(jobs, options);
-      for (size_t i = 0; i < jobs.size(); ++i) {
-        CaseResult c = series.run(i, i + 1 == jobs.size());
-        cgroups.sweep();
-        finished(i, std::move(c));
-      }
-    }
+    run_case_pool(jobs, plan.options, plan.jobs, finished);
   } catch (const Interrupted&) {
     in_plan_order();
     throw;

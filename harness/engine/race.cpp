@@ -133,9 +133,10 @@ ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystan
   return host.wait_killed(deadline);
 }
 
-CaseResult retry_unopened_race(const std::function<CaseResult()>& attempt, int max_attempts) {
+CaseObservation retry_unopened_race(const std::function<CaseObservation()>& attempt,
+                                    int max_attempts) {
   for (int n = 1;; ++n) {
-    CaseResult result = attempt();
+    CaseObservation result = attempt();
     if (!result.race) return result;
     result.race->attempts = n;
     if (result.race->opened || judge(result).verdict != Verdict::skipped || n >= max_attempts) {

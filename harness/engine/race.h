@@ -54,6 +54,7 @@ ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystan
 // loaded machine that parent may not run in time. An unopened window is a failed set-up, not a
 // verdict; a case the evidence already decides (a leak, a bystander hit), or one with no race, is
 // returned as it is.
-CaseResult retry_unopened_race(const std::function<CaseResult()>& attempt, int max_attempts);
+CaseObservation retry_unopened_race(const std::function<CaseObservation()>& attempt,
+                                    int max_attempts);
 
 }  // namespace reapcheck

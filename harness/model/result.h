@@ -175,7 +175,28 @@ struct Observations {
   double all_dead_ms = -1;  // kill request until the last member died; -1 if some never did
 };
 
-struct CaseResult : Observations {
+// What a case measured of its own time and CPU: shown and benchmarked, never judged.
+struct CaseTimes {
+  double tree_ms = 0;  // agent spawn request until every member announced itself
+  double kill_ms = 0;  // kill request until the reaper reported done
+  double case_ms = 0;  // the whole case, sandbox set-up to teardown
+  // Where the case's time went, in order: the body's phases (bystanders, spawn, tree, kill,
+  // audit, evidence) and the sandbox's own set-up and teardown around them.
+  std::vector<std::pair<std::string, double>> phases_ms;
+  // CPU time (user + system), to show a loop that spins where it should wait: the reaper host's
+  // own during the kill, what it waited for meanwhile (its ps, an exec: command, the agent), and
+  // the case runner's for the whole case (the ledger's thread included).
+  double reaper_cpu_ms = 0;
+  double reaper_children_cpu_ms = 0;
+  double harness_cpu_ms = 0;
+
+};
+
+// What a case sends back from where it ran (its sandbox's PID 1, a case worker): what it saw and
+// how long it took, with no identity and no verdict. The parent judges it (complete_case).
+struct CaseObservation : Observations, CaseTimes {};
+
+struct CaseResult : CaseObservation {
   std::string scenario;
   std::string reaper;  // the reaper's id as every report shows it: printable(), valid UTF-8
   // The id exactly as given, when that is not `reaper` (bytes that are not UTF-8, control bytes):
@@ -190,19 +211,6 @@ struct CaseResult : Observations {
   // Why the reaper's expectations declare a weakness, if they do; kept under --expect-pass,
   // where `expected` is pass.
   std::string expected_reason;
-  double tree_ms = 0;  // agent spawn request until every member announced itself
-  double kill_ms = 0;  // kill request until the reaper reported done
-  double case_ms = 0;  // the whole case, sandbox set-up to teardown
-  // Where the case's time went, in order: the body's phases (bystanders, spawn, tree, kill,
-  // audit, evidence) and the sandbox's own set-up and teardown around them.
-  std::vector<std::pair<std::string, double>> phases_ms;
-  // CPU time (user + system), to show a loop that spins where it should wait: the reaper host's
-  // own during the kill, what it waited for meanwhile (its ps, an exec: command, the agent), and
-  // the case runner's for the whole case (the ledger's thread included).
-  double reaper_cpu_ms = 0;
-  double reaper_children_cpu_ms = 0;
-  double harness_cpu_ms = 0;
-
   bool as_expected() const {
     return meets_expectation(verdict, expected) ||
            is_declared_form(verdict, expected, expected_also);

@@ -201,18 +201,8 @@ void from_json(const nlohmann::json& j, LateMember& l) {
   l.died_after_ms = j.value("died_after_ms", -1.0);
 }
 
-void to_json(nlohmann::json& j, const CaseResult& c) {
-  j = {{"scenario", c.scenario},
-       {"reaper", c.reaper},
-       {"tags", c.tags},
-       {"run", c.run},
-       {"verdict", to_string(c.verdict)},
-       {"expected", to_string(c.expected)},
-       {"expected_also", verdict_names(c.expected_also)},
-       {"expected_reason", c.expected_reason},
-       {"as_expected", c.as_expected()},
-       {"reason", c.reason},
-       {"blocked", c.blocked ? nlohmann::json{{"kind", name_of(kBlockerKinds, c.blocked->kind)},
+void to_json(nlohmann::json& j, const CaseObservation& c) {
+  j = {{"blocked", c.blocked ? nlohmann::json{{"kind", name_of(kBlockerKinds, c.blocked->kind)},
                                               {"reason", c.blocked->reason}}
                              : nlohmann::json(nullptr)},
        {"reaper_outcome",
@@ -241,22 +231,24 @@ void to_json(nlohmann::json& j, const CaseResult& c) {
         {{"reaper", c.reaper_cpu_ms},
          {"reaper_children", c.reaper_children_cpu_ms},
          {"harness", c.harness_cpu_ms}}}};
+}
+
+void to_json(nlohmann::json& j, const CaseResult& c) {
+  to_json(j, static_cast<const CaseObservation&>(c));
+  j.update({{"scenario", c.scenario},
+            {"reaper", c.reaper},
+            {"tags", c.tags},
+            {"run", c.run},
+            {"verdict", to_string(c.verdict)},
+            {"expected", to_string(c.expected)},
+            {"expected_also", verdict_names(c.expected_also)},
+            {"expected_reason", c.expected_reason},
+            {"as_expected", c.as_expected()},
+            {"reason", c.reason}});
   if (!c.reaper_bytes.empty()) j["reaper_bytes"] = to_hex(c.reaper_bytes);
 }
 
-void from_json(const nlohmann::json& j, CaseResult& c) {
-  c.scenario = j.value("scenario", "");
-  c.reaper = j.value("reaper", "");
-  c.reaper_bytes = from_hex(j.value("reaper_bytes", ""));
-  c.tags = j.value("tags", std::vector<std::string>{});
-  c.run = j.value("run", 1);
-  c.verdict = verdict_from(j.at("verdict"));
-  c.expected = verdict_from(j.at("expected"));
-  for (const auto& v : j.value("expected_also", nlohmann::json::array())) {
-    c.expected_also.push_back(verdict_from(v));
-  }
-  c.expected_reason = j.value("expected_reason", "");
-  j.at("reason").get_to(c.reason);
+void from_json(const nlohmann::json& j, CaseObservation& c) {
   if (j.contains("blocked") && !j["blocked"].is_null()) {
     c.blocked =
         Blocker{value_of(kBlockerKinds, j["blocked"].at("kind")), j["blocked"].value("reason", "")};
@@ -294,6 +286,22 @@ void from_json(const nlohmann::json& j, CaseResult& c) {
     c.reaper_children_cpu_ms = cpu.value("reaper_children", 0.0);
     c.harness_cpu_ms = cpu.value("harness", 0.0);
   }
+}
+
+void from_json(const nlohmann::json& j, CaseResult& c) {
+  c.scenario = j.value("scenario", "");
+  c.reaper = j.value("reaper", "");
+  c.reaper_bytes = from_hex(j.value("reaper_bytes", ""));
+  c.tags = j.value("tags", std::vector<std::string>{});
+  c.run = j.value("run", 1);
+  c.verdict = verdict_from(j.at("verdict"));
+  c.expected = verdict_from(j.at("expected"));
+  for (const auto& v : j.value("expected_also", nlohmann::json::array())) {
+    c.expected_also.push_back(verdict_from(v));
+  }
+  c.expected_reason = j.value("expected_reason", "");
+  j.at("reason").get_to(c.reason);
+  from_json(j, static_cast<CaseObservation&>(c));
 }
 
 void to_json(nlohmann::json& j, const ScenarioNotes& n) {

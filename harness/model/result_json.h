@@ -24,6 +24,10 @@ void to_json(nlohmann::json& j, const SignalRecord& r);
 void from_json(const nlohmann::json& j, SignalRecord& r);
 void to_json(nlohmann::json& j, const LateMember& l);
 void from_json(const nlohmann::json& j, LateMember& l);
+// A case's observation: the fields of a result that a case sends back (the internal message,
+// engine/observation_message.h) and that results.json holds beside the case's identity and verdict.
+void to_json(nlohmann::json& j, const CaseObservation& c);
+void from_json(const nlohmann::json& j, CaseObservation& c);
 void to_json(nlohmann::json& j, const CaseResult& c);
 void from_json(const nlohmann::json& j, CaseResult& c);
 void to_json(nlohmann::json& j, const ScenarioNotes& n);

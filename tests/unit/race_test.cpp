@@ -12,8 +12,8 @@ namespace reapcheck {
 namespace {
 
 // The observations of one attempt: clean, or with a survivor (`leaked`).
-CaseResult with_race(bool opened, bool leaked, const std::string& detail = "") {
-  CaseResult c;
+CaseObservation with_race(bool opened, bool leaked, const std::string& detail = "") {
+  CaseObservation c;
   if (leaked) c.survivors.push_back(ProcessRecord{5, 1, 5, 5, "S", "escaped", {"perl"}});
   c.race = RaceRecord{};
   c.race->opened = opened;
@@ -23,14 +23,14 @@ CaseResult with_race(bool opened, bool leaked, const std::string& detail = "") {
 
 // Returns the scripted results in turn, counting the calls.
 struct Script {
-  std::vector<CaseResult> results;
+  std::vector<CaseObservation> results;
   int calls = 0;
-  CaseResult operator()() { return results.at(static_cast<size_t>(calls++)); }
+  CaseObservation operator()() { return results.at(static_cast<size_t>(calls++)); }
 };
 
 TEST(RaceRetry, RunsAgainUntilTheWindowOpens) {
   Script s{{with_race(false, false), with_race(false, false), with_race(true, false)}};
-  CaseResult r = retry_unopened_race(std::ref(s), 3);
+  CaseObservation r = retry_unopened_race(std::ref(s), 3);
   EXPECT_EQ(s.calls, 3);
   EXPECT_EQ(judge(r).verdict, Verdict::pass);
   ASSERT_TRUE(r.race);
@@ -40,7 +40,7 @@ TEST(RaceRetry, RunsAgainUntilTheWindowOpens) {
 TEST(RaceRetry, AWindowThatNeverOpensIsASkipWithTheLastReason) {
   Script s{{with_race(false, false, "first"), with_race(false, false, "2nd"),
             with_race(false, false, "the pid 5 was still taken")}};
-  CaseResult r = retry_unopened_race(std::ref(s), 3);
+  CaseObservation r = retry_unopened_race(std::ref(s), 3);
   EXPECT_EQ(s.calls, 3);
   EXPECT_EQ(r.race->attempts, 3);
   const Judgement j = judge(r);
@@ -52,17 +52,17 @@ TEST(RaceRetry, AWindowThatNeverOpensIsASkipWithTheLastReason) {
 TEST(RaceRetry, AVerdictIsFinalEvenWhenTheWindowDidNotOpen) {
   // A leak found on the way is a finding about the reaper, whatever became of the race.
   Script s{{with_race(false, true)}};
-  CaseResult r = retry_unopened_race(std::ref(s), 3);
+  CaseObservation r = retry_unopened_race(std::ref(s), 3);
   EXPECT_EQ(s.calls, 1);
   EXPECT_EQ(judge(r).verdict, Verdict::leak);
   EXPECT_EQ(r.race->attempts, 1);
 }
 
 TEST(RaceRetry, ACaseWithoutARaceRunsOnce) {
-  CaseResult plain;
+  CaseObservation plain;
   plain.blocked = Blocker{Blocker::Kind::unsupported, "no namespaces"};
   Script s{{plain}};
-  CaseResult r = retry_unopened_race(std::ref(s), 3);
+  CaseObservation r = retry_unopened_race(std::ref(s), 3);
   EXPECT_EQ(s.calls, 1);
   EXPECT_FALSE(r.race);
 }
