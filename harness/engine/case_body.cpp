@@ -84,7 +84,7 @@ void run_stages(CaseContext& ctx, CaseObservation& r) {
 }  // namespace
 
 CaseObservation observe_case(const Scenario& scenario, const ReaperChoice& reaper,
-                        const CaseOptions& options, const std::filesystem::path& scratch) {
+                             const CaseOptions& options, const std::filesystem::path& scratch) {
   CaseObservation r;
   r.settle_ms = static_cast<int>(options.settle.count());
   const std::unique_ptr<Placement> placement = placement_for(options);

@@ -15,6 +15,6 @@ namespace reapcheck {
 // Everything the case observed, with tree_ms and kill_ms; a case that could not be staged has
 // `blocked` set. `scratch` is an empty directory the case may fill.
 CaseObservation observe_case(const Scenario& scenario, const ReaperChoice& reaper,
-                        const CaseOptions& options, const std::filesystem::path& scratch);
+                             const CaseOptions& options, const std::filesystem::path& scratch);
 
 }  // namespace reapcheck

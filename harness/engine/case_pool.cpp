@@ -1,5 +1,6 @@
 #include "harness/engine/case_pool.h"
 
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -8,7 +9,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fmt/format.h>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,16 +30,41 @@ namespace {
 
 constexpr int kWorkerInterrupted = 130;
 
-// The worker: reads job indices, one per line, and answers each with what its case observed, as
-// one line (observation_message.h). EOF on the job pipe means there is no more work.
+// Runs cases one at a time, in a case worker or, for a pool of one, in this process: each worker
+// its own cgroup area, since a sweep must not remove a group another worker's case has just
+// created and not yet entered, and one series, which makes each next sandbox ahead.
+class CaseWorker {
+ public:
+  CaseWorker(const std::vector<CaseJob>& jobs, const CaseOptions& options)
+      : series_(jobs, in_area(options, cgroups_)) {}
+
+  CaseObservation run(size_t index, bool last) {
+    CaseObservation c = series_.run(index, last);
+    cgroups_.sweep();
+    return c;
+  }
+
+ private:
+  static CaseOptions in_area(CaseOptions options, const CgroupArea& area) {
+    options.cgroup_parent = area.path();
+    return options;
+  }
+
+  CgroupArea cgroups_;
+  CaseSeries series_;
+};
+
+// A job as the pool hands it to a worker: its index, and whether it is the last of the run (no
+// sandbox is then made ahead for a next one).
+std::string job_line(size_t index, bool last) {
+  return std::to_string(index) + (last ? " last" : "") + "\n";
+}
+
+// The worker: reads jobs, one per line, and answers each with what its case observed, as one
+// line (observation_message.h). EOF on the job pipe means there is no more work.
 int worker_main(const std::vector<CaseJob>& jobs, const CaseOptions& options, int job_fd,
                 int result_fd) {
-  // Each worker its own cgroup area: a sweep must not remove a group another worker's case has
-  // just created and not yet entered.
-  CgroupArea cgroups;
-  CaseOptions ours = options;
-  ours.cgroup_parent = cgroups.path();
-  CaseSeries series(jobs, ours);  // its cases, one at a time
+  CaseWorker worker(jobs, options);
   LineReader in(job_fd);
   for (;;) {
     auto got = in.next(std::chrono::steady_clock::time_point::max());
@@ -47,11 +72,10 @@ int worker_main(const std::vector<CaseJob>& jobs, const CaseOptions& options, in
     const size_t index = std::stoul(got.line);
     ObservationMessage answer{index, {}};
     try {
-      answer.observed = series.run(index, false);
+      answer.observed = worker.run(index, got.line.find(" last") != std::string::npos);
     } catch (const Interrupted&) {
       return kWorkerInterrupted;
     }
-    cgroups.sweep();
     if (!write_all(result_fd, write_observation_message(answer) + "\n")) return 1;
   }
 }
@@ -149,7 +173,7 @@ class Pool {
       return;
     }
     w.current = order_[next_++];
-    if (!write_all(w.jobs.get(), std::to_string(*w.current) + "\n")) w.jobs.reset();
+    if (!write_all(w.jobs.get(), job_line(*w.current, next_ == jobs_.size()))) w.jobs.reset();
   }
 
   // A terminal's Ctrl-C reaches the workers too; a SIGTERM sent to this process alone does not,
@@ -184,9 +208,9 @@ class Pool {
     int status = 0;  // EOF: the worker is exiting
     ::waitpid(w.pid, &status, 0);
     if (w.current && interrupted_ == 0) {
-      done_(*w.current, complete_case(jobs_[*w.current],
-                                      lost("the worker process running this case " +
-                                           describe_exit(status))));
+      done_(*w.current,
+            complete_case(jobs_[*w.current],
+                          lost("the worker process running this case " + describe_exit(status))));
     }
     pool_.erase(pool_.begin() + static_cast<std::ptrdiff_t>(i));
     if (interrupted_ == 0 && next_ < jobs_.size()) add_worker();
@@ -211,7 +235,16 @@ class Pool {
 
 void run_case_pool(const std::vector<CaseJob>& jobs, const CaseOptions& options, int workers,
                    const std::function<void(size_t, CaseResult)>& done) {
-  Pool(jobs, options, done).run(workers);
+  if (workers > 1 && jobs.size() > 1) {
+    Pool(jobs, options, done).run(workers);
+    return;
+  }
+  // A pool of one is this process: a case's threads (the ledger's, real-time where it traces the
+  // kernel) and what it holds on the host are then the run's own, as `reapcheck run -j 1` shows.
+  CaseWorker worker(jobs, options);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    done(i, complete_case(jobs[i], worker.run(i, i + 1 == jobs.size())));
+  }
 }
 
 }  // namespace reapcheck

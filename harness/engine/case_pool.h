@@ -14,9 +14,11 @@
 
 namespace reapcheck {
 
-// Runs every job on `workers` processes (at least one: a sequential run is a pool of one), calling `done(index, result)` in this process as each
-// one finishes, in whatever order they finish. On an interrupt (see interrupt.h) the workers end
-// their cases, what they finished is still reported, and then Interrupted is thrown.
+// Runs every job on `workers` worker processes (one worker: this process, in plan order),
+// calling `done(index, result)` in this process as each one finishes, in whatever order they
+// finish; each result is judged here, from the observation its worker sent. On an interrupt (see
+// interrupt.h) the workers end their cases, what they finished is still reported, and then
+// Interrupted is thrown.
 void run_case_pool(const std::vector<CaseJob>& jobs, const CaseOptions& options, int workers,
                    const std::function<void(size_t, CaseResult)>& done);
 

@@ -111,8 +111,8 @@ CaseObservation observation_of(const SandboxOutcome& outcome, size_t job,
     case SandboxOutcome::Status::finished: {
       ObservationMessage message = read_observation_message(outcome.output);
       if (message.job != job) {
-        throw std::runtime_error(fmt::format("the sandbox of job {} answered for job {}", job,
-                                             message.job));
+        throw std::runtime_error(
+            fmt::format("the sandbox of job {} answered for job {}", job, message.job));
       }
       CaseObservation r = std::move(message.observed);
       double inside = 0;
@@ -134,7 +134,7 @@ using Observe =
     std::function<CaseObservation(const Scenario&, const ReaperChoice&, const CaseOptions&)>;
 
 CaseObservation observe_sandboxed(const CaseJob& job, const ReaperChoice& reaper,
-                             const CaseOptions& options) {
+                                  const CaseOptions& options) {
   const auto started = Clock::now();
   ScratchDir scratch;
   const Scenario& scenario = *job.scenario;
@@ -145,8 +145,8 @@ CaseObservation observe_sandboxed(const CaseJob& job, const ReaperChoice& reaper
   return observation_of(outcome, 0, started);
 }
 
-CaseObservation attempt(const Scenario& scenario, const ReaperChoice& reaper, const CaseOptions& options,
-                   const Observe& observe) {
+CaseObservation attempt(const Scenario& scenario, const ReaperChoice& reaper,
+                        const CaseOptions& options, const Observe& observe) {
   try {
     if (options.on_host) {
       const std::filesystem::path& kept = options.on_host->scratch;
@@ -175,8 +175,8 @@ std::string unsupported_here(const Scenario& scenario, const ReaperChoice& reape
 
 // What stops the case before it starts, if anything.
 std::optional<CaseObservation> precondition(const CaseJob& job,
-                                       const std::optional<ReaperChoice>& reaper,
-                                       const CaseOptions& options) {
+                                            const std::optional<ReaperChoice>& reaper,
+                                            const CaseOptions& options) {
   if (!reaper) {
     return blocked(Blocker::Kind::setup_failed, "unknown reaper '" + job.reaper + "'");
   }
@@ -294,8 +294,8 @@ std::unique_ptr<CaseSeries::Ahead> CaseSeries::make_ahead(Sandbox* running) cons
   return ahead;
 }
 
-CaseObservation CaseSeries::observe(size_t index, const Scenario& scenario, const CaseOptions& options,
-                               bool last) {
+CaseObservation CaseSeries::observe(size_t index, const Scenario& scenario,
+                                    const CaseOptions& options, bool last) {
   const auto started = Clock::now();
   std::unique_ptr<Ahead> ahead = std::move(ahead_);
   if (!ahead) ahead = make_ahead();

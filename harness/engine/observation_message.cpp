@@ -12,7 +12,9 @@ namespace {
 
 constexpr std::string_view kKind = "reapcheck-observation";
 
-std::string this_binary() { return std::string(reapcheck_version()); }
+std::string this_binary() {
+  return std::string(reapcheck_version());
+}
 
 }  // namespace
 

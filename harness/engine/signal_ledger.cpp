@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "harness/engine/activity.h"
+#include "harness/engine/signal_call.h"
 #include "harness/model/text.h"
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
@@ -27,51 +28,6 @@ namespace {
 
 // How long a call may wait for the deaths under way to finish (they take milliseconds).
 constexpr std::chrono::seconds kSettleBound{2};
-
-// pidfd_send_signal's flags (Linux 6.9): where the signal goes besides the process itself.
-constexpr unsigned kPidfdSignalThread = 1;
-constexpr unsigned kPidfdSignalProcessGroup = 4;
-
-std::string pid_namespace_of(pid_t pid) {
-  char link[64] = {};
-  const std::string path = "/proc/" + std::to_string(pid) + "/ns/pid";
-  return ::readlink(path.c_str(), link, sizeof link - 1) > 0 ? link : "";
-}
-
-// The last number of an "NSpid:"-style line: the id in the process's own namespace.
-pid_t innermost(const std::string& line) {
-  const size_t at = line.find_last_of(" \t");
-  return static_cast<pid_t>(
-      std::strtol(line.c_str() + (at == std::string::npos ? 0 : at + 1), nullptr, 10));
-}
-
-// The id the sender wrote, in this namespace. A sender in a PID namespace of its own (the pidns
-// reaper's agent and its tree) writes ids of that namespace.
-pid_t in_our_namespace(pid_t sender, pid_t id, const char* field) {
-  const std::string theirs = pid_namespace_of(sender);
-  if (theirs.empty() || theirs == pid_namespace_of(::getpid())) return id;
-  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
-  for (const auto& p : table.all()) {
-    if (pid_namespace_of(p.pid) != theirs) continue;
-    if (innermost(reaper::status_field(p.pid, field)) != id) continue;
-    return std::string_view(field) == "NSpgid" ? p.pgid : p.pid;
-  }
-  return 0;  // nothing there by that id
-}
-
-// Everything `reached` holds is `sender`'s own exited child, not yet reaped: ids it keeps taken.
-bool pinned_by(pid_t sender, const std::vector<Party>& reached) {
-  return !reached.empty() && std::all_of(reached.begin(), reached.end(), [&](const Party& p) {
-    const auto self = reaper::ProcTable::read_one(p.pid, reaper::Detail::stat);
-    return !p.alive && self && self->ppid == sender;
-  });
-}
-
-// The process a thread id belongs to.
-pid_t thread_group_of(pid_t tid) {
-  const std::string tgid = reaper::status_field(tid, "Tgid");
-  return tgid.empty() ? 0 : static_cast<pid_t>(std::strtol(tgid.c_str(), nullptr, 10));
-}
 
 }  // namespace
 
@@ -217,35 +173,9 @@ bool SignalLedger::read_kernel() {
   return true;
 }
 
-// A signal the kernel sent in a process's context, resolved by the census when it reaches us,
-// a moment after: a target already reaped is named by what the census registered there.
+// A signal the kernel sent, in order of when it was sent.
 void SignalLedger::record_kernel(const GeneratedSignal& s) {
-  SignalRecord r;
-  r.kernel = true;
-  r.call = "kernel: " + s.origin;
-  r.sender = s.sender != 0 ? census_.who_or_was(s.sender).value_or(
-                                 Party{Party::Kind::reaper, s.sender, s.sender_comm})
-                           : Party{Party::Kind::reaper, 0, s.sender_comm + ", exited"};
-  if (r.sender.kind == Party::Kind::harness) r.sender.kind = Party::Kind::reaper;
-  if (auto p = reaper::ProcTable::read_one(s.sender, reaper::Detail::full);
-      p && s.sender != 0 && !p->argv.empty()) {
-    r.sender_argv = printable(p->argv);
-  } else {
-    r.sender_argv = {printable(s.sender_comm)};
-  }
-  r.target = s.target != 0 ? fmt::format("pid {}", s.target)
-                           : fmt::format("{}, exited", printable(s.target_comm));
-  if (auto party = census_.who_or_was(s.target); party && s.target != 0) {
-    r.reached.push_back(std::move(*party));
-  }
-  r.signal = reaper::signal_name(s.sig);
-  // TRACE_SIGNAL_* of the kernel's signal tracepoints.
-  static constexpr std::array<const char*, 5> kResults = {
-      "sent", "ignored", "already pending", "queue overflow", "sent without its information"};
-  r.result = s.result >= 0 && s.result < static_cast<int>(kResults.size())
-                 ? kResults[static_cast<size_t>(s.result)]
-                 : fmt::format("not sent ({})", s.result);
-  if (r.reached.empty()) r.result += " (its target was gone before it could be looked up)";
+  SignalRecord r = resolve_kernel_signal(s, census_);
   const Clock::time_point at{std::chrono::nanoseconds(s.mono_ns)};
   const std::lock_guard lock(mutex_);
   const auto later =
@@ -401,96 +331,8 @@ bool SignalLedger::settle_step() {
 // already killed die and are reaped. Letting every death under way finish before the call is
 // resolved takes the scheduler out of the answer: the call meets the world that the slowest
 // reaper would meet, every run.
-namespace {
-
-// What a pidfd_send_signal() named: "pidfd of pid 7", "/proc directory of a reaped process".
-std::string signal_fd_text(const std::optional<reaper::SignalFd>& fd) {
-  const char* what = fd && fd->proc_dir ? "/proc directory" : "pidfd";
-  return fd && fd->pid > 0 ? fmt::format("{} of pid {}", what, fd->pid)
-                           : fmt::format("{} of a reaped process", what);
-}
-
-}  // namespace
-
 SignalRecord SignalLedger::resolve(const seccomp_notif& call) const {
-  SignalRecord r;
-  const pid_t sender = static_cast<pid_t>(call.pid);
-  r.sender = census_.who(sender).value_or(Party{Party::Kind::reaper, sender, "?"});
-  // The host runs the reaper: what it sends, the reaper sends (a signal *to* it is a hit).
-  if (r.sender.kind == Party::Kind::harness) r.sender.kind = Party::Kind::reaper;
-  if (auto p = reaper::ProcTable::read_one(sender, reaper::Detail::full)) {
-    r.sender_argv = printable(p->argv);
-  }
-  const auto arg = [&](int i) { return call.data.args[i]; };
-  const auto id = [&](int i) { return static_cast<pid_t>(static_cast<int>(arg(i))); };
-  auto one = [&](pid_t pid) {
-    if (auto party = census_.who(pid)) r.reached.push_back(std::move(*party));
-  };
-  int sig = 0;
-  switch (call.data.nr) {
-    case SYS_kill:
-    case SYS_rt_sigqueueinfo: {
-      r.call = call.data.nr == SYS_kill ? "kill" : "rt_sigqueueinfo";
-      sig = static_cast<int>(arg(1));
-      const pid_t target = id(0);
-      if (target > 0) {
-        r.target = fmt::format("pid {}", target);
-        one(in_our_namespace(sender, target, "NSpid"));
-      } else if (target == 0) {
-        r.target = "its own group";
-        if (auto self = reaper::ProcTable::read_one(sender, reaper::Detail::stat)) {
-          r.reached = census_.with_id(self->pgid);
-        }
-      } else if (target == -1) {
-        r.target = "every process";
-        r.reached = census_.everyone_but(sender);
-      } else {
-        r.target = fmt::format("group {}", -target);
-        r.reached = census_.with_id(in_our_namespace(sender, -target, "NSpgid"));
-      }
-      break;
-    }
-    case SYS_tkill:
-      r.call = "tkill";
-      sig = static_cast<int>(arg(1));
-      r.target = fmt::format("thread {}", id(0));
-      one(thread_group_of(in_our_namespace(sender, id(0), "NSpid")));
-      break;
-    case SYS_tgkill:
-    case SYS_rt_tgsigqueueinfo:
-      r.call = call.data.nr == SYS_tgkill ? "tgkill" : "rt_tgsigqueueinfo";
-      sig = static_cast<int>(arg(2));
-      r.target = fmt::format("thread {} of pid {}", id(1), id(0));
-      one(in_our_namespace(sender, id(0), "NSpid"));
-      break;
-    case SYS_pidfd_send_signal: {
-      r.call = "pidfd_send_signal";
-      sig = static_cast<int>(arg(1));
-      r.by_pidfd = true;
-      const auto flags = static_cast<unsigned>(arg(3));
-      const auto fd = reaper::signal_fd_target(sender, static_cast<int>(arg(0)));
-      const pid_t pid = fd ? fd->pid : 0;
-      r.target = signal_fd_text(fd);
-      if ((flags & kPidfdSignalProcessGroup) != 0) {
-        r.target += ", its whole group";
-        if (auto p = reaper::ProcTable::read_one(pid, reaper::Detail::stat)) {
-          r.reached = census_.with_id(p->pgid);
-        }
-      } else {
-        if ((flags & kPidfdSignalThread) != 0) r.target += ", one thread";
-        one(pid);
-      }
-      break;
-    }
-    default:
-      r.call = fmt::format("syscall {}", call.data.nr);
-  }
-  r.pinned = pinned_by(sender, r.reached);
-  r.signal = sig == 0 ? "0" : reaper::signal_name(sig);
-  r.result = sig < 0 || sig > SIGRTMAX ? "invalid signal"
-             : r.reached.empty()       ? "no such process"
-                                       : "sent";
-  return r;
+  return resolve_signal_call(call, census_);
 }
 
 }  // namespace reapcheck

@@ -47,6 +47,11 @@ bool is_owned_name(std::string_view name, std::string_view prefix) {
          std::all_of(name.begin() + static_cast<std::ptrdiff_t>(dash) + 1, name.end(), is_alnum);
 }
 
+// The pid the directories are named after: the run's, read as the program starts, which its
+// forked case workers and sandboxes inherit, so that everything a run holds carries one pid
+// (`reapcheck clean`'s lists, a test looking for what one run left).
+const pid_t kRunPid = ::getpid();
+
 }  // namespace
 
 OwnedDir::OwnedDir(const std::filesystem::path& parent, std::string_view prefix) {
@@ -54,7 +59,7 @@ OwnedDir::OwnedDir(const std::filesystem::path& parent, std::string_view prefix)
   // lock tells who won, and the loser here tries a fresh name.
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     std::string pattern =
-        (parent / (std::string(prefix) + std::to_string(::getpid()) + "-XXXXXX")).string();
+        (parent / (std::string(prefix) + std::to_string(kRunPid) + "-XXXXXX")).string();
     if (::mkdtemp(pattern.data()) == nullptr) reaper::throw_sys("mkdtemp " + pattern);
     if (reaper::UniqueFd lock = try_lock(pattern)) {
       path_ = pattern;

@@ -16,7 +16,8 @@ namespace reapcheck {
 
 class OwnedDir {
  public:
-  // Creates `parent`/<prefix><pid>-XXXXXX (mode 0700) and holds it; throws, naming the path,
+  // Creates `parent`/<prefix><pid>-XXXXXX (mode 0700), <pid> the run's (the process that started
+  // it, not a worker it forked), and holds it; throws, naming the path,
   // when it cannot. Removing it is the owner's business: this only holds the lock.
   OwnedDir(const std::filesystem::path& parent, std::string_view prefix);
 

@@ -50,8 +50,7 @@ TEST(ObservationMessage, AnotherBuildsMessageIsRefused) {
 
 TEST(ObservationMessage, WhatIsNotAnObservationIsRefused) {
   EXPECT_THROW(read_observation_message("not json"), std::runtime_error);
-  EXPECT_THROW(read_observation_message(R"({"schema":"reapcheck-results/1"})"),
-               std::runtime_error);
+  EXPECT_THROW(read_observation_message(R"({"schema":"reapcheck-results/1"})"), std::runtime_error);
   auto j = nlohmann::json::parse(write_observation_message({}));
   j["observation"].erase("survivors");
   EXPECT_THROW(read_observation_message(j.dump()), std::runtime_error);

@@ -1,0 +1,22 @@
+// A signal-sending system call, read while its sender waits: who sent it, what it addressed, and
+// what that held at that instant (the signal ledger's record of it, before any settling).
+#pragma once
+
+#include <linux/seccomp.h>
+
+#include "harness/engine/census.h"
+#include "harness/model/result.h"
+#include "harness/sandbox/kernel_signal_trace.h"
+
+namespace reapcheck {
+
+// `call` resolved by `census`: the sender as a party, the target as written, what it reaches now
+// (ids a sender in a PID namespace of its own writes are that namespace's), the signal's name,
+// and what the call does ("sent", "no such process", "invalid signal").
+SignalRecord resolve_signal_call(const seccomp_notif& call, const Census& census);
+
+// A signal the kernel generated in a process's context, resolved by `census` when it reaches the
+// ledger, a moment after: a target already reaped is named by what the census registered there.
+SignalRecord resolve_kernel_signal(const GeneratedSignal& signal, const Census& census);
+
+}  // namespace reapcheck
