@@ -11,7 +11,8 @@
 
 namespace reapcheck {
 
-// The JSON spec fixtures/perl/tree.pl reads; the keys mirror TreeNode's.
+// The JSON spec fixtures/perl/tree.pl reads; the keys mirror TreeNode's. Its format, and which
+// reader acts on each key: fixtures/spec.schema.json (the fixture-spec test holds both to it).
 nlohmann::json tree_spec(const TreeNode& node);
 
 // Writes the spec under `worktree` and returns the agent's argv. The spec's path is in every
