@@ -25,6 +25,13 @@ struct MatrixPlan {
   CaseOptions options;
 };
 
+// The jobs of `plan` that its shard holds, in plan order: repeats the outer loop (so a run that
+// is stopped early has covered every cell), then scenarios, then reapers.
+std::vector<CaseJob> matrix_jobs(const MatrixPlan& plan);
+
+// Puts `cases`, where cases[i] is the result of job plan_index[i], in plan order.
+void sort_in_plan_order(std::vector<CaseResult>& cases, const std::vector<size_t>& plan_index);
+
 // Called after each case with its result, how many are done and the total.
 using Progress = std::function<void(const CaseResult&, int done, int total)>;
 

@@ -111,5 +111,27 @@ TEST(Merge, RefusesTheSameWholeRunTwiceAndWholeRunsWithSlices) {
   EXPECT_THROW(merge_runs({monday, other}, {"p", "q"}), std::runtime_error);
 }
 
+// What `report --merge` says when it refuses: the input, and why.
+std::string refusal(const std::vector<RunResult>& runs, const std::vector<std::string>& names) {
+  try {
+    merge_runs(runs, names);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "(merged)";
+}
+
+TEST(Merge, ARefusalNamesTheInputAndWhy) {
+  const RunResult shard1 = slice("1/2", {{"a", "x"}});
+  EXPECT_EQ(refusal({shard1, shard1}, {"shard1.json", "shard1.json"}),
+            "shard1.json: a × x (run 1) is in another slice too");
+  const RunResult whole = whole_run("2026-12-01T10:00:00", 1, Verdict::pass);
+  EXPECT_EQ(refusal({whole, whole}, {"whole.json", "whole.json"}),
+            "whole.json: the same run as an earlier input (started 2026-12-01T10:00:00, 10.0 s)");
+  EXPECT_NE(refusal({whole, shard1}, {"whole.json", "shard1.json"})
+                .find("a whole run, merged with slices of a sharded one"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace reapcheck
