@@ -2,10 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/futex.h>
-#include <linux/nsfs.h>
 #include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +16,7 @@
 #include <sstream>
 #include <string>
 
+#include "harness/engine/pid_namespace.h"
 #include "harness/engine/thread_wait.h"
 #include "reaper/os/cgroup_fs.h"
 #include "reaper/os/pidfd.h"
@@ -176,33 +174,12 @@ bool own_threads_dying(pid_t pid) {
   return false;
 }
 
-// Translates a pid of the namespace whose fd is given into the reader's (Linux 6.11; Debian 12's
-// headers predate it).
-#ifndef NS_GET_PID_FROM_PIDNS
-constexpr unsigned long NS_GET_PID_FROM_PIDNS = _IOR(NSIO, 0x6, int);  // NOLINT
-#endif
-
-ino_t inode_of(int fd) {
-  struct stat st {};
-  return ::fstat(fd, &st) == 0 ? st.st_ino : 0;
-}
-
 // The process lives in a PID namespace nested below the reader's whose init is dying: when an
 // init exits, the kernel SIGKILLs every process of its namespace (and of those nested in it).
-// Until the init gets there, they look idle. Each level is asked through the namespace's own fd
-// (NS_GET_PID_FROM_PIDNS for its pid 1, NS_GET_PARENT for the next level up), so no walk of
-// /proc is needed; a kernel without them answers false, as before.
+// Until the init gets there, they look idle.
 bool enclosing_init_dying(pid_t pid) {
-  // Read each time, not kept: a process that clones a sandbox's PID namespace hands its memory
-  // to a process of another namespace.
-  const reaper::UniqueFd self(::open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC));
-  const ino_t own = self ? inode_of(self.get()) : 0;
-  const std::string path = "/proc/" + std::to_string(pid) + "/ns/pid";
-  reaper::UniqueFd ns(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  for (int level = 0; ns && own != 0 && inode_of(ns.get()) != own && level < 32; ++level) {
-    const int init = ::ioctl(ns.get(), NS_GET_PID_FROM_PIDNS, 1);
-    if (init > 0 && init != pid && own_threads_dying(init)) return true;
-    ns = reaper::UniqueFd(::ioctl(ns.get(), NS_GET_PARENT));
+  for (const NamespaceLevel& level : enclosing_namespaces(pid)) {
+    if (level.init > 0 && level.init != pid && own_threads_dying(level.init)) return true;
   }
   return false;
 }
@@ -242,7 +219,13 @@ Activity activity(pid_t pid, int pidfd, const Census& census,
     const bool reaps =
         self->ppid == 1 || census.who(self->ppid).value_or(Party{}).kind == Party::Kind::harness ||
         ((parent.caught & (1ULL << (SIGCHLD - 1))) != 0 && !(held && held(self->ppid)));
-    return reaps && !parent.gone ? Activity::busy : Activity::settled;
+    // A parent that is stopped or frozen reaps nothing until it is continued or thawed (a reaper
+    // that stops the tree, then kills it leaves first); one that is dying hands its zombies to a
+    // reaper that will.
+    const bool halted =
+        parent.state == 'T' || parent.state == 't' || reaper::cgroup_frozen(self->ppid);
+    const bool about_to = reaps && !parent.gone && (!halted || dying(self->ppid));
+    return about_to ? Activity::busy : Activity::settled;
   }
   if (dying(pid)) return Activity::dying;
   const Status s = read_status(pid);

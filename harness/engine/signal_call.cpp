@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "harness/engine/pid_namespace.h"
 #include "harness/model/text.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
@@ -23,12 +24,6 @@ namespace {
 constexpr unsigned kPidfdSignalThread = 1;
 constexpr unsigned kPidfdSignalProcessGroup = 4;
 
-std::string pid_namespace_of(pid_t pid) {
-  char link[64] = {};
-  const std::string path = "/proc/" + std::to_string(pid) + "/ns/pid";
-  return ::readlink(path.c_str(), link, sizeof link - 1) > 0 ? link : "";
-}
-
 // The last number of an "NSpid:"-style line: the id in the process's own namespace.
 pid_t innermost(const std::string& line) {
   const size_t at = line.find_last_of(" \t");
@@ -39,8 +34,8 @@ pid_t innermost(const std::string& line) {
 // The id the sender wrote, in this namespace. A sender in a PID namespace of its own (the pidns
 // reaper's agent and its tree) writes ids of that namespace.
 pid_t in_our_namespace(pid_t sender, pid_t id, const char* field) {
-  const std::string theirs = pid_namespace_of(sender);
-  if (theirs.empty() || theirs == pid_namespace_of(::getpid())) return id;
+  const ino_t theirs = pid_namespace_of(sender);
+  if (theirs == 0 || theirs == own_pid_namespace()) return id;
   const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
   for (const auto& p : table.all()) {
     if (pid_namespace_of(p.pid) != theirs) continue;
@@ -48,6 +43,21 @@ pid_t in_our_namespace(pid_t sender, pid_t id, const char* field) {
     return std::string_view(field) == "NSpgid" ? p.pgid : p.pid;
   }
   return 0;  // nothing there by that id
+}
+
+// kill(-1) reaches every process its sender may signal in the sender's own PID namespace (and
+// those nested in it), but the sender and that namespace's init: a sender in a namespace of its
+// own reaches nothing of the case outside it.
+void keep_senders_namespace(pid_t sender, std::vector<Party>& reached) {
+  const std::vector<NamespaceLevel> levels = enclosing_namespaces(sender);
+  if (levels.empty()) return;  // the case's own namespace: everyone_but() is right
+  const NamespaceLevel& theirs = levels.front();
+  std::erase_if(reached, [&](const Party& p) {
+    if (p.pid == theirs.init) return true;
+    const std::vector<NamespaceLevel> around = enclosing_namespaces(p.pid);
+    return std::none_of(around.begin(), around.end(),
+                        [&](const NamespaceLevel& l) { return l.inode == theirs.inode; });
+  });
 }
 
 // Everything `reached` holds is `sender`'s own exited child, not yet reaped: ids it keeps taken.
@@ -100,6 +110,7 @@ int resolve_kill(const Call& c, SignalRecord& r) {
   } else if (target == -1) {
     r.target = "every process";
     r.reached = c.census.everyone_but(c.sender());
+    keep_senders_namespace(c.sender(), r.reached);
   } else {
     r.target = fmt::format("group {}", -target);
     r.reached = c.census.with_id(in_our_namespace(c.sender(), -target, "NSpgid"));

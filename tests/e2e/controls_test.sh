@@ -63,6 +63,10 @@ done
 run_control kill-by-name-proc-dir plain-child wide-tree npm-dev-server || failures=$((failures + 1))
 run_control freezes-bystanders plain-child sibling-agent || failures=$((failures + 1))
 run_control kills-then-fails plain-child reaper-inside-tree || failures=$((failures + 1))
+# A correct control, on the trees that stay below their agent (a ps walk finds them).
+run_control stop-then-kill grandchildren deep-chain wide-tree fork-storm node-detached \
+  npm-dev-server vite-dev-server || failures=$((failures + 1))
+run_control pidns-helper plain-child grandchildren || failures=$((failures + 1))
 
 check kill-by-name "\$c->{verdict} eq 'bystander-hit' &&
   grep { grep { \$_->{role} =~ /^sibling-/ } @{ \$_->{reached} } } $sent_outside" \
@@ -118,6 +122,16 @@ check cgroup-kill-everything "\$c->{verdict} eq 'bystander-hit' && (
          \$_->{sender}{pid} } @{ \$c->{signals} }) ||
   !\$ENV{traceable} && grep({ /signals the kernel generates/ } @{ \$c->{missing_evidence} }))" \
   "bystander-hit in every scenario, the cgroup.kill that hit them in the ledger with its sender"
+# Each of its SIGKILLs leaves a zombie whose parent is stopped and reaps nothing until the tree's
+# last process is gone: a ledger that held its next call until that reaping failed it.
+check stop-then-kill "\$c->{verdict} eq 'pass' &&
+  !grep { \$_->{result} =~ /still under way/ } @{ \$c->{signals} }" \
+  "passes, no call held to the ledger's bound: a zombie whose parent is stopped is settled"
+# Its kill(-1) is sent in a PID namespace of the helper's own, where it reaches nothing of the
+# case: resolved as reaching the whole sandbox, it was taken for a bystander-hit.
+check pidns-helper "\$c->{verdict} eq 'pass' && grep { \$_->{target} eq 'every process' &&
+  !\$_->{hit_outside} } @{ \$c->{signals} }" \
+  "passes, its kill(-1) resolved in the helper's own PID namespace"
 check freezes-and-forgets "\$c->{verdict} ne 'pass' && @{ \$c->{survivors} }" \
   "never passes: the frozen tree survives"
 

@@ -1,0 +1,63 @@
+#include "harness/engine/pid_namespace.h"
+
+#include <fcntl.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+
+#include <string>
+
+#include "reaper/os/unique_fd.h"
+
+namespace reapcheck {
+namespace {
+
+// Translates a pid of the namespace whose fd is given into the reader's (Linux 6.11; Debian 12's
+// headers predate it).
+#ifndef NS_GET_PID_FROM_PIDNS
+constexpr unsigned long NS_GET_PID_FROM_PIDNS = _IOR(NSIO, 0x6, int);  // NOLINT
+#endif
+
+// How deep namespaces may nest (the kernel's MAX_PID_NS_LEVEL).
+constexpr int kMaxLevels = 32;
+
+ino_t inode_of(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 ? st.st_ino : 0;
+}
+
+reaper::UniqueFd namespace_fd(const std::string& path) {
+  return reaper::UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+}
+
+}  // namespace
+
+ino_t pid_namespace_of(pid_t pid) {
+  const reaper::UniqueFd ns = namespace_fd("/proc/" + std::to_string(pid) + "/ns/pid");
+  return ns ? inode_of(ns.get()) : 0;
+}
+
+// Read each time, not kept: a process that clones a sandbox's PID namespace hands its memory to a
+// process of another namespace.
+ino_t own_pid_namespace() {
+  const reaper::UniqueFd self = namespace_fd("/proc/self/ns/pid");
+  return self ? inode_of(self.get()) : 0;
+}
+
+// Each level is asked through the namespace's own fd (NS_GET_PID_FROM_PIDNS for its pid 1,
+// NS_GET_PARENT for the next level up), so no walk of /proc is needed.
+std::vector<NamespaceLevel> enclosing_namespaces(pid_t pid) {
+  std::vector<NamespaceLevel> out;
+  const ino_t own = own_pid_namespace();
+  reaper::UniqueFd ns = namespace_fd("/proc/" + std::to_string(pid) + "/ns/pid");
+  for (int level = 0; ns && own != 0 && level < kMaxLevels; ++level) {
+    const ino_t inode = inode_of(ns.get());
+    if (inode == 0 || inode == own) break;
+    const int init = ::ioctl(ns.get(), NS_GET_PID_FROM_PIDNS, 1);
+    out.push_back({inode, init > 0 ? init : 0});
+    ns = reaper::UniqueFd(::ioctl(ns.get(), NS_GET_PARENT));
+  }
+  return out;
+}
+
+}  // namespace reapcheck
