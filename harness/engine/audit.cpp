@@ -92,6 +92,14 @@ bool certain(const std::vector<const std::vector<Member>*>& groups, const Census
   return !any_alive || reaper_done;
 }
 
+// No process of the tree died since `alive_before` was counted. A death while the tree was read
+// may wake what was read idle before it (a parent whose pipe or pidfd the dead child held, npm
+// waiting on its script): the tree was then not certain, whatever each read said.
+bool none_died(DeathWatch& watch, int alive_before) {
+  watch.wait(Clock::now());
+  return watch.alive() == alive_before;
+}
+
 }  // namespace
 
 AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census& census,
@@ -113,8 +121,9 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
   auto backoff = std::chrono::milliseconds(1);
   for (;;) {
     watch.wait(Clock::now());  // the deaths so far
+    const int alive_before = watch.alive();
     const bool grew = find_unannounced(scope, known, watch, unannounced);
-    if (!grew && certain(groups, census, scope, deadline)) break;
+    if (!grew && certain(groups, census, scope, deadline) && none_died(watch, alive_before)) break;
     const auto now = Clock::now();
     const bool past_bound = now >= deadline;
     if (past_bound && (now >= dying_deadline || alive_where(groups, true).empty())) break;

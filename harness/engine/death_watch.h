@@ -27,6 +27,7 @@ class DeathWatch {
   // When the watch saw the slot's process die; only meaningful once dead(slot).
   Clock::time_point died_at(int slot) const { return died_at_.at(static_cast<size_t>(slot)); }
   bool all_dead() const { return alive_ == 0; }
+  int alive() const { return alive_; }  // watched and not yet seen dead
   Clock::time_point last_death() const { return last_death_; }
 
  private:

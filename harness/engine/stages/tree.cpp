@@ -157,6 +157,7 @@ Tree build_tree(CaseContext& ctx, const Spawned& spawned) {
   await_final_states(ctx, tree.members);
   ctx.bystanders->await_begun(ctx.setup_deadline);
   if (ctx.reaper.supervises) register_supervisor(ctx, spawned.agent, tree.members);
+  await_quiet(ctx);
   tree.ready_ms = ms_since(spawned.requested);
   const reaper::ProcTable before = reaper::ProcTable::read();
   for (const Member& m : tree.members) {

@@ -41,4 +41,12 @@ std::vector<pid_t> reaper_helpers(pid_t host, pid_t agent);
 // are then dropped: what the reaper must kill is the rest. (final_states.cpp)
 void await_final_states(const CaseContext& ctx, std::vector<Member>& members);
 
+// Waits until the case's PID namespace is quiet, so that the kill meets a tree with no fork or
+// exec in flight, whatever the tree does: two looks in a row find the same processes (pid, start
+// time, argv) and the same last pid, and (in a fixture's tree) none of them running — an observed
+// tree has had its quiet period already. A process that keeps running yet
+// forks and execs nothing passes at the set-up deadline; one that keeps forking is a setup-error.
+// (quiet.cpp)
+void await_quiet(const CaseContext& ctx);
+
 }  // namespace reapcheck
