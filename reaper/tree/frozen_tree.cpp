@@ -1,7 +1,10 @@
 #include "reaper/tree/frozen_tree.h"
 
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -20,20 +23,39 @@ namespace {
 constexpr std::chrono::milliseconds kFreezeDeadline{5000};
 constexpr std::chrono::milliseconds kDeathDeadline{5000};
 
-bool is_stopped_or_dead(char state) {
+bool stopped_or_dead(char state) {
   return state == 'T' || state == 't' || state == 'Z' || state == 'X';
 }
 
-// A process whose leader shows Z may still run other threads: it has stopped only when every
-// thread has (/proc/<pid>/task/<tid>/stat).
+// A process whose leader shows Z may still run other threads: it is held only when every thread
+// is (/proc/<pid>/task/<tid>/stat).
 bool every_thread_stopped(pid_t pid) {
   const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
   std::error_code ec;
   for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
     const auto stat = parse_stat(read_file(task.path().string() + "/stat"));
-    if (stat && !is_stopped_or_dead(stat->state)) return false;
+    if (stat && !stopped_or_dead(stat->state)) return false;
   }
   return true;
+}
+
+// `pid` waits in vfork() for a child that still shares its memory (kcmp, KCMP_VM): it is in
+// uninterruptible sleep, and cannot stop until that child execs or exits — which, once the child
+// is stopped, it never does. It runs nothing of its own meanwhile, so it forks nothing.
+bool waits_in_vfork(pid_t pid, const ProcTable& table) {
+  for (const ProcInfo& child : table.all()) {
+    if (child.ppid == pid && ::syscall(SYS_kcmp, pid, child.pid, KCMP_VM, 0, 0) == 0) return true;
+  }
+  return false;
+}
+
+// A member the freeze may stop looking at: stopped or dead (every thread of it, if its leader
+// is a zombie), in a frozen cgroup (which can neither stop nor run), or held in vfork(), to be
+// killed as it is, its pidfd saying when it is gone.
+bool member_held(const ProcInfo& p, const ProcTable& table) {
+  if (p.state == 'Z') return every_thread_stopped(p.pid);
+  if (stopped_or_dead(p.state) || cgroup_frozen(p.pid)) return true;
+  return p.state == 'D' && waits_in_vfork(p.pid, table);
 }
 
 }  // namespace
@@ -63,10 +85,7 @@ void FrozenTree::freeze(KillReport& report) {
         // Not stopped yet — unless the member is dead and this is a stranger on its pid. Dead
         // means its pidfd says so: a leader in state Z may have threads still running.
         if (it->second.exited()) continue;
-        if ((!is_stopped_or_dead(p.state) && !cgroup_frozen(p.pid)) ||
-            (p.state == 'Z' && !every_thread_stopped(p.pid))) {
-          settled = false;  // a member in a frozen cgroup cannot stop, nor run: it is frozen
-        }
+        if (!member_held(p, table)) settled = false;
       } else if (p.pid != root_ && is_live_parent(p.ppid)) {
         grew |= adopt(p.pid);  // a zombie is passed over there, once its pidfd says it exited
       }

@@ -422,13 +422,14 @@ case "$part" in
     check "it is a setup-error naming the member, in every repeat" $?
     ;;
   no-spin)
-    # A wait that blocks or backs off costs next to no CPU; a spinning one costs a core. A member
-    # waiting in vfork() cannot be stopped, so proc-pidfd's freeze keeps looking until its own
-    # deadline (5 s): its CPU time over that wait says whether it spins.
+    # A member waiting in vfork() cannot be stopped: SIGSTOP takes it only once its child execs
+    # or exits. proc-pidfd's and subreaper's freeze must see it is held there (issue 41), not look
+    # again until its own 5 s deadline; and whatever a reaper waits for, it waits without spinning.
     mkdir -p "$work/stuck"
     printf 'description = "a member waiting in vfork(): SIGSTOP cannot stop it"\n[tree]\nrole = "agent"\n[[tree.children]]\nrole = "stuck"\nvfork_hold = true\n' \
       >"$work/stuck/stuck.toml"
-    run 0 "$bin" --scenarios "$work/stuck" run --reaper proc-pidfd --reaper cgroup --json "$work/stuck.json"
+    run 0 "$bin" --scenarios "$work/stuck" run --reaper proc-pidfd --reaper subreaper --reaper cgroup \
+      --json "$work/stuck.json"
     check "a member that cannot be stopped is still killed" $?
     perl -MJSON::PP -e '
       my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
@@ -439,6 +440,13 @@ case "$part" in
       }
     ' "$work/stuck.json" 2>"$work/err"
     check "the reaper waits without spinning (CPU under 20% of the kill)" $?
+    perl -MJSON::PP -e '
+      my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+      my @froze = map { @{ $_->{reaper_steps} } } grep { $_->{reaper} ne "cgroup" } @{ $r->{cases} };
+      die "no freeze reported\n" unless grep { /^froze \d+ members/ } @froze;
+      die "the freeze waited out its deadline: @froze\n" if grep { /freeze gave up/ } @froze;
+    ' "$work/stuck.json" 2>"$work/err"
+    check "the freeze sees the member held in vfork() and does not wait out its deadline" $?
     ;;
   npm)
     # The npm dev-server leak: pgroup leaves the detached watcher, its port still accepting.
