@@ -2,14 +2,18 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -23,6 +27,7 @@
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
+#include "reaper/os/read_file.h"
 #include "reaper/os/sys_error.h"
 #include "reaper/reaper.h"
 
@@ -237,6 +242,47 @@ void Bystanders::settle(Clock::time_point deadline) const {
   }
 }
 
+namespace {
+
+// What harm done with no signal leaves changed, read from /proc and the kernel; empty where the
+// process is gone.
+std::map<std::string, std::string> attributes_of(pid_t pid) {
+  const std::string dir = "/proc/" + std::to_string(pid) + "/";
+  errno = 0;
+  const int nice = ::getpriority(PRIO_PROCESS, static_cast<id_t>(pid));
+  return {{"cgroup", reaper::read_file(dir + "cgroup")},
+          {"oom_score_adj", reaper::read_file(dir + "oom_score_adj")},
+          {"tracer", reaper::status_field(pid, "TracerPid")},
+          {"nice", errno == 0 ? std::to_string(nice) : ""},
+          {"scheduling policy", std::to_string(::sched_getscheduler(pid))},
+          {"limits", reaper::read_file(dir + "limits")}};
+}
+
+// "was → now", of a multi-line value (a cgroup's lines, the limits) only the lines that changed.
+std::string change(const std::string& was, const std::string& now) {
+  const auto lines = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  };
+  const std::vector<std::string> before = lines(was), after = lines(now);
+  const auto only_in = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    std::vector<std::string> out;
+    std::copy_if(a.begin(), a.end(), std::back_inserter(out),
+                 [&](const std::string& l) { return std::find(b.begin(), b.end(), l) == b.end(); });
+    return out;
+  };
+  return fmt::format("{} → {}", fmt::join(only_in(before, after), "; "),
+                     fmt::join(only_in(after, before), "; "));
+}
+
+}  // namespace
+
+void Bystanders::note_attributes() {
+  for (Entry& e : entries_) e.attributes = attributes_of(e.pid);
+}
+
 std::vector<BystanderHit> Bystanders::hits() const {
   std::map<pid_t, std::string> roles;
   for (const Entry& e : entries_) roles[e.pid] = e.role;
@@ -273,6 +319,12 @@ std::vector<BystanderHit> Bystanders::hits() const {
     } else if (p && reaper::cgroup_frozen(e.pid)) {
       // Stopped without a signal, and shown as sleeping: only its cgroup tells.
       out.push_back({e.pid, e.role, "frozen", 0});
+    } else if (p && !e.attributes.empty()) {
+      for (const auto& [name, now] : attributes_of(e.pid)) {
+        const std::string& was = e.attributes.at(name);
+        if (now == was || now.empty()) continue;
+        out.push_back({e.pid, e.role, fmt::format("{} changed: {}", name, change(was, now)), 0});
+      }
     }
   }
   return out;

@@ -68,7 +68,13 @@ class Bystanders {
   // still be pending. Call before hits().
   void settle(Clock::time_point deadline) const;
 
-  // Every signal a bystander received so far, and any bystander killed or stopped. A bystander
+  // Notes what harm without a signal would change of each bystander: its cgroup, its
+  // oom_score_adj, its tracer, its priority and scheduling policy, its resource limits. Call
+  // before the kill; hits() then reports each attribute left changed.
+  void note_attributes();
+
+  // Every signal a bystander received so far, and any bystander killed, stopped, frozen or with
+  // an attribute left changed since note_attributes(). A bystander
   // that is not the harness's child (the sibling agent's tree) shows only that it died, not how:
   // its signal is "unknown" unless the signal ledger saw it sent.
   std::vector<BystanderHit> hits() const;
@@ -79,6 +85,7 @@ class Bystanders {
     std::string role;
     reaper::UniqueFd pidfd;
     bool our_child;
+    std::map<std::string, std::string> attributes;  // as note_attributes() found them
   };
   // Everything a new bystander's exec needs, built before the fork: the child of a process with
   // a second thread (the signal ledger's) may not allocate before exec.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <map>
 #include <string>
 
 #include "harness/engine/pid_namespace.h"
@@ -152,6 +153,92 @@ int resolve_pidfd_kill(const Call& c, SignalRecord& r) {
   return c.signal(1);
 }
 
+// What a ptrace() request does, by name; a request that resumes its tracee may inject a signal.
+std::string ptrace_request(uint64_t request, uint64_t data) {
+  static const std::map<uint64_t, const char*> kNames = {
+      {1, "PTRACE_PEEKTEXT"},   {2, "PTRACE_PEEKDATA"},       {4, "PTRACE_POKETEXT"},
+      {5, "PTRACE_POKEDATA"},   {7, "PTRACE_CONT"},           {8, "PTRACE_KILL"},
+      {9, "PTRACE_SINGLESTEP"}, {13, "PTRACE_SETREGS"},       {16, "PTRACE_ATTACH"},
+      {17, "PTRACE_DETACH"},    {24, "PTRACE_SYSCALL"},       {0x4200, "PTRACE_SETOPTIONS"},
+      {0x4206, "PTRACE_SEIZE"}, {0x4207, "PTRACE_INTERRUPT"}, {0x4208, "PTRACE_LISTEN"}};
+  const auto it = kNames.find(request);
+  std::string name = it != kNames.end() ? it->second : fmt::format("ptrace request {:#x}", request);
+  const bool resumes = request == 7 || request == 9 || request == 17 || request == 24;
+  if (resumes && data > 0 && data <= static_cast<uint64_t>(SIGRTMAX)) {
+    name += " with " + reaper::signal_name(static_cast<int>(data));  // injected as it resumes
+  }
+  return name;
+}
+
+// setpriority() and ioprio_set() name a process, a group or a user's processes; 0 is the
+// caller's own.
+void reach_who(const Call& c, SignalRecord& r, int process, int group) {
+  const auto which = static_cast<int>(c.arg(0));
+  const pid_t who = c.id(1);
+  if (which == process) {
+    r.target = who == 0 ? "itself" : fmt::format("pid {}", who);
+    c.reach(r, who == 0 ? c.sender() : in_our_namespace(c.sender(), who, "NSpid"));
+  } else if (which == group) {
+    r.target = who == 0 ? "its own group" : fmt::format("group {}", who);
+    const auto self = reaper::ProcTable::read_one(c.sender(), reaper::Detail::stat);
+    r.reached = c.census.with_id(who != 0 ? in_our_namespace(c.sender(), who, "NSpgid")
+                                          : (self ? self->pgid : 0));
+  } else {
+    r.target = "every process of a user";
+    r.reached = c.census.everyone_but(c.sender());
+    keep_senders_namespace(c.sender(), r.reached);
+  }
+}
+
+// A call that acts on another process without a signal: ptrace, a write to its memory, a file
+// taken from it, its limits, priority or scheduling changed. False for a signal call.
+bool resolve_act(const Call& c, SignalRecord& r) {
+  const long nr = c.notif.data.nr;
+  const auto by_pid = [&](pid_t pid) {
+    r.target = fmt::format("pid {}", pid);
+    c.reach(r, in_our_namespace(c.sender(), pid, "NSpid"));
+  };
+  const auto by_fd = [&] {
+    r.by_pidfd = true;
+    const auto fd = reaper::signal_fd_target(c.sender(), static_cast<int>(c.arg(0)));
+    r.target = signal_fd_text(fd);
+    c.reach(r, fd ? fd->pid : 0);
+  };
+  if (nr == SYS_ptrace) {
+    r.signal = ptrace_request(c.arg(0), c.arg(3));
+    by_pid(c.id(1));
+  } else if (nr == SYS_process_vm_writev || nr == SYS_prlimit64) {
+    r.signal = nr == SYS_prlimit64 ? fmt::format("resource {}", c.arg(1)) : "memory written";
+    by_pid(c.id(0));
+  } else if (nr == SYS_sched_setattr || nr == SYS_sched_setscheduler || nr == SYS_sched_setparam ||
+             nr == SYS_sched_setaffinity) {
+    r.signal = "scheduling";
+    by_pid(c.id(0));
+  } else if (nr == SYS_pidfd_getfd || nr == SYS_process_madvise) {
+    r.signal = nr == SYS_pidfd_getfd ? fmt::format("its fd {}", c.arg(1)) : "its memory advised";
+    by_fd();
+  } else if (nr == SYS_setpriority || nr == SYS_ioprio_set) {
+    r.signal = nr == SYS_setpriority ? "priority" : "I/O priority";
+    nr == SYS_setpriority ? reach_who(c, r, 0, 1) : reach_who(c, r, 1, 2);
+  } else {
+    return false;
+  }
+  static const std::map<long, const char*> kCalls = {{SYS_ptrace, "ptrace"},
+                                                     {SYS_process_vm_writev, "process_vm_writev"},
+                                                     {SYS_prlimit64, "prlimit64"},
+                                                     {SYS_sched_setattr, "sched_setattr"},
+                                                     {SYS_sched_setscheduler, "sched_setscheduler"},
+                                                     {SYS_sched_setparam, "sched_setparam"},
+                                                     {SYS_sched_setaffinity, "sched_setaffinity"},
+                                                     {SYS_pidfd_getfd, "pidfd_getfd"},
+                                                     {SYS_process_madvise, "process_madvise"},
+                                                     {SYS_setpriority, "setpriority"},
+                                                     {SYS_ioprio_set, "ioprio_set"}};
+  r.call = kCalls.at(nr);
+  r.result = r.reached.empty() ? "no such process" : "done";
+  return true;
+}
+
 int resolve_target(const Call& c, SignalRecord& r) {
   switch (c.notif.data.nr) {
     case SYS_kill:
@@ -171,6 +258,11 @@ int resolve_target(const Call& c, SignalRecord& r) {
 
 }  // namespace
 
+bool is_signal_call(long nr) {
+  return nr == SYS_kill || nr == SYS_tkill || nr == SYS_tgkill || nr == SYS_rt_sigqueueinfo ||
+         nr == SYS_rt_tgsigqueueinfo || nr == SYS_pidfd_send_signal;
+}
+
 SignalRecord resolve_signal_call(const seccomp_notif& call, const Census& census) {
   SignalRecord r;
   const pid_t sender = static_cast<pid_t>(call.pid);
@@ -180,12 +272,15 @@ SignalRecord resolve_signal_call(const seccomp_notif& call, const Census& census
   if (auto p = reaper::ProcTable::read_one(sender, reaper::Detail::full)) {
     r.sender_argv = printable(p->argv);
   }
-  const int sig = resolve_target(Call{call, census}, r);
+  const Call c{call, census};
+  if (!resolve_act(c, r)) {
+    const int sig = resolve_target(c, r);
+    r.signal = sig == 0 ? "0" : reaper::signal_name(sig);
+    r.result = sig < 0 || sig > SIGRTMAX ? "invalid signal"
+               : r.reached.empty()       ? "no such process"
+                                         : "sent";
+  }
   r.pinned = pinned_by(sender, r.reached);
-  r.signal = sig == 0 ? "0" : reaper::signal_name(sig);
-  r.result = sig < 0 || sig > SIGRTMAX ? "invalid signal"
-             : r.reached.empty()       ? "no such process"
-                                       : "sent";
   return r;
 }
 

@@ -10,6 +10,13 @@
 
 namespace reapcheck {
 
+// A signal-sending call (kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo,
+// pidfd_send_signal), as opposed to the calls that act on another process without a signal
+// (ptrace, process_vm_writev, pidfd_getfd, process_madvise, prlimit64, setpriority, ioprio_set,
+// sched_set*): those are recorded too, with what they did in `signal` ("PTRACE_SEIZE",
+// "priority"), and count against the reaper as a signal does when they reach outside the tree.
+bool is_signal_call(long nr);
+
 // `call` resolved by `census`: the sender as a party, the target as written, what it reaches now
 // (ids a sender in a PID namespace of its own writes are that namespace's), the signal's name,
 // and what the call does ("sent", "no such process", "invalid signal").

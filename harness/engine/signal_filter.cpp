@@ -6,6 +6,8 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "reaper/os/pidfd.h"
 #include "reaper/os/sys_error.h"
@@ -15,6 +17,39 @@ namespace {
 
 constexpr std::array kSignalCalls = {
     "kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal"};
+
+// The calls that act on another process without a signal (signal_call.h records them): each
+// notified only where it can reach another process, so that a tree's calls on itself (a
+// getrlimit, a nice) cost it nothing. `nonzero`: the arguments that must not be 0 (-1: none).
+struct Act {
+  const char* name;
+  std::array<int, 2> nonzero;
+};
+constexpr std::array kActs = {
+    Act{"ptrace", {0, -1}},  // PTRACE_TRACEME (0) is the caller's own
+    Act{"process_vm_writev", {-1, -1}},
+    Act{"pidfd_getfd", {-1, -1}},
+    Act{"process_madvise", {-1, -1}},
+    Act{"prlimit64", {0, 2}},  // another process (pid 0 is the caller), with a new limit
+    Act{"setpriority", {-1, -1}},
+    Act{"ioprio_set", {-1, -1}},
+    Act{"sched_setattr", {0, -1}},
+    Act{"sched_setscheduler", {0, -1}},
+    Act{"sched_setparam", {0, -1}},
+    Act{"sched_setaffinity", {0, -1}},
+};
+
+// Adds the notify rule for `name`, with `conditions`; an error text, or empty.
+std::string notify(void* ctx, const char* name, const std::vector<scmp_arg_cmp>& conditions) {
+  const int nr = seccomp_syscall_resolve_name(name);
+  if (nr == __NR_SCMP_ERROR) return std::string("seccomp does not know ") + name;
+  const auto count = static_cast<unsigned>(conditions.size());
+  if (const int rc = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, count, conditions.data());
+      rc != 0) {
+    return std::string("seccomp_rule_add(") + name + "): " + std::strerror(-rc);
+  }
+  return {};
+}
 
 struct ContextDeleter {
   void operator()(void* ctx) const { seccomp_release(ctx); }
@@ -26,11 +61,14 @@ std::variant<reaper::UniqueFd, std::string> install_signal_filter() {
   std::unique_ptr<void, ContextDeleter> ctx(seccomp_init(SCMP_ACT_ALLOW));
   if (!ctx) return std::string("seccomp_init failed");
   for (const char* name : kSignalCalls) {
-    const int nr = seccomp_syscall_resolve_name(name);
-    if (nr == __NR_SCMP_ERROR) return std::string("seccomp does not know ") + name;
-    if (const int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_NOTIFY, nr, 0); rc != 0) {
-      return std::string("seccomp_rule_add(") + name + "): " + std::strerror(-rc);
+    if (std::string error = notify(ctx.get(), name, {}); !error.empty()) return error;
+  }
+  for (const Act& act : kActs) {
+    std::vector<scmp_arg_cmp> conditions;
+    for (int arg : act.nonzero) {
+      if (arg >= 0) conditions.push_back({static_cast<unsigned>(arg), SCMP_CMP_NE, 0, 0});
     }
+    if (std::string error = notify(ctx.get(), act.name, conditions); !error.empty()) return error;
   }
   if (const int rc = seccomp_load(ctx.get()); rc != 0) {
     return std::string("seccomp_load: ") + std::strerror(-rc);

@@ -193,7 +193,9 @@ bool SignalLedger::take(seccomp_notif& call) {
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &call) != 0) {
     return errno == ENOENT || errno == EINTR;  // its sender died before we looked
   }
-  if (call.data.nr != SYS_pidfd_send_signal && from_reaper(static_cast<pid_t>(call.pid))) {
+  // Only a signal by number waits: an act on a process (signal_call.h) is recorded as it is made.
+  if (call.data.nr != SYS_pidfd_send_signal && is_signal_call(call.data.nr) &&
+      from_reaper(static_cast<pid_t>(call.pid))) {
     deferred_.push_back({call, Clock::now()});
   } else {
     answer(call, false);
@@ -226,7 +228,7 @@ void SignalLedger::answer(const seccomp_notif& call, bool unsettled) {
   const int sig = call.data.nr == SYS_tgkill || call.data.nr == SYS_rt_tgsigqueueinfo
                       ? static_cast<int>(call.data.args[2])
                       : static_cast<int>(call.data.args[1]);
-  if (sig != 0 && from_reaper(static_cast<pid_t>(call.pid))) {
+  if (sig != 0 && is_signal_call(call.data.nr) && from_reaper(static_cast<pid_t>(call.pid))) {
     const std::lock_guard lock(mutex_);
     if (!reaper_signalled_) gone_before_ = census_.dead_members(released_ever_);
     reaper_signalled_ = true;
@@ -244,7 +246,7 @@ void SignalLedger::answer(const seccomp_notif& call, bool unsettled) {
   // Answered only while the sender still waits; a sender killed meanwhile made no call.
   __u64 id = call.id;
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
-  if (record.signal != "0") {
+  if (record.signal != "0" && is_signal_call(call.data.nr)) {
     for (const Party& p : record.reached) {
       if (p.alive) add_candidate(p.pid);
     }

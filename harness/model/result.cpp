@@ -61,6 +61,9 @@ std::string BystanderHit::sender() const {
   if (signal.rfind("exit(", 0) == 0) {
     return "(no signal: it never exits by itself, so something acting on it made it exit)";
   }
+  if (signal.find(" changed: ") != std::string::npos) {
+    return "(no signal: an attribute of it was changed, and left so)";
+  }
   if (signal == "SIGKILL" || signal == "SIGSTOP")
     return "sender unknown: " + signal + " cannot be caught";
   return "from the kernel";

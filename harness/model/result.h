@@ -36,7 +36,8 @@ struct BystanderHit {
   pid_t pid = 0;
   std::string role;
   // The signal's name; "unknown" (it died, how is not seen), or harm done with no signal:
-  // "frozen" (its cgroup frozen) or "exit(N)" (made to exit, by a tracer say).
+  // "frozen" (its cgroup frozen), "exit(N)" (made to exit, by a tracer say), or an attribute
+  // left changed: "cgroup changed: 0::/a → 0::/b" (bystanders.h lists which count).
   std::string signal;
   pid_t sender_pid = 0;  // 0: the kernel sent it, or it could not be caught (SIGKILL, SIGSTOP)
   int si_code = 0;       // as the bystander's handler saw it; 0 where it could not be caught
@@ -189,7 +190,6 @@ struct CaseTimes {
   double reaper_cpu_ms = 0;
   double reaper_children_cpu_ms = 0;
   double harness_cpu_ms = 0;
-
 };
 
 // What a case sends back from where it ran (its sandbox's PID 1, a case worker): what it saw and

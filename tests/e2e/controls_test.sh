@@ -67,6 +67,8 @@ run_control kills-then-fails plain-child reaper-inside-tree || failures=$((failu
 run_control stop-then-kill grandchildren deep-chain wide-tree fork-storm node-detached \
   npm-dev-server vite-dev-server || failures=$((failures + 1))
 run_control pidns-helper plain-child grandchildren || failures=$((failures + 1))
+run_control ptraces-everyone plain-child grandchildren npm-dev-server || failures=$((failures + 1))
+run_control marks-bystanders plain-child grandchildren npm-dev-server || failures=$((failures + 1))
 
 check kill-by-name "\$c->{verdict} eq 'bystander-hit' &&
   grep { grep { \$_->{role} =~ /^sibling-/ } @{ \$_->{reached} } } $sent_outside" \
@@ -132,6 +134,15 @@ check stop-then-kill "\$c->{verdict} eq 'pass' &&
 check pidns-helper "\$c->{verdict} eq 'pass' && grep { \$_->{target} eq 'every process' &&
   !\$_->{hit_outside} } @{ \$c->{signals} }" \
   "passes, its kill(-1) resolved in the helper's own PID namespace"
+# Harm with no signal (issue 41): a ptrace stop that ends as the tracer exits, attributes left
+# changed. Before, both passed: nothing they did was a signal.
+check ptraces-everyone "\$c->{verdict} eq 'bystander-hit' && grep { \$_->{call} eq 'ptrace' &&
+  \$_->{signal} eq 'PTRACE_INTERRUPT' && \$_->{hit_outside} } @{ \$c->{signals} }" \
+  "bystander-hit, with its PTRACE_INTERRUPT of a bystander in the ledger"
+check marks-bystanders "\$c->{verdict} eq 'bystander-hit' &&
+  grep({ \$_->{signal} =~ /^oom_score_adj changed: 0 \\S+ 1000$/ } @{ \$c->{bystanders_hit} }) &&
+  grep({ \$_->{signal} =~ /^cgroup changed: .*marked-by-control/ } @{ \$c->{bystanders_hit} })" \
+  "bystander-hit, each attribute it left changed named with its old and new value"
 check freezes-and-forgets "\$c->{verdict} ne 'pass' && @{ \$c->{survivors} }" \
   "never passes: the frozen tree survives"
 

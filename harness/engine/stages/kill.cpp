@@ -79,6 +79,7 @@ Kill kill_tree(CaseContext& ctx, Tree& tree) {
   watch_members(tree.members, tree.deaths);
   if (ctx.observed()) drop_ended(ctx, tree.members);
   require_intact(tree.members, ctx.ledger_or_null());
+  ctx.bystanders->note_attributes();           // what harm without a signal would change
   ctx.census.claim_orphans_until_kill(false);  // the reaper acts from here on
   Kill kill;
   kill.requested = Clock::now();
