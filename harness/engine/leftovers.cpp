@@ -6,6 +6,7 @@
 #include "harness/sandbox/kernel_signal_trace.h"
 #include "harness/sandbox/pids_group.h"
 #include "harness/sandbox/sandbox.h"
+#include "reaper/os/proc_table.h"
 
 namespace reapcheck {
 
@@ -23,6 +24,39 @@ Leftovers reclaim_leftovers(Reclaim what) {
   removed.pids = PidsGroup::reclaim_abandoned();
   removed.traces = KernelSignalTrace::reclaim_abandoned(what == Reclaim::and_kept_traces);
   return removed;
+}
+
+std::vector<HeldItem> list_leftovers() {
+  std::vector<HeldItem> out;
+  const auto add = [&](std::string_view kind, const std::vector<HostItem>& items) {
+    for (const HostItem& item : items) out.push_back({std::string(kind), item});
+  };
+  add("scratch", ScratchDir::list());
+  add("cgroup", CgroupArea::list());
+  add("pids", PidsGroup::list());
+  add("tracing", KernelSignalTrace::list());
+  return out;
+}
+
+bool held_by_run(const HeldItem& held, pid_t run) {
+  constexpr int kDeepest = 64;  // a run's workers are its children; a bound on a corrupt chain
+  pid_t p = held.item.run;
+  for (int depth = 0; depth < kDeepest && p > 1; ++depth) {
+    if (p == run) return true;
+    const auto info = reaper::ProcTable::read_one(p, reaper::Detail::stat);
+    if (!info) return false;
+    p = info->ppid;
+  }
+  return false;
+}
+
+std::string held_line(const HeldItem& held) {
+  const HostItem& item = held.item;
+  std::string_view state = "dead";
+  if (item.state == HostItem::State::alive) state = "alive";
+  if (item.state == HostItem::State::free) state = "free";
+  return fmt::format("{} {} {} {}", held.kind, item.run > 0 ? std::to_string(item.run) : "-", state,
+                     item.path);
 }
 
 }  // namespace reapcheck

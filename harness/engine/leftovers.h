@@ -4,6 +4,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "harness/sandbox/host_item.h"
 
 namespace reapcheck {
 
@@ -25,5 +28,25 @@ enum class Reclaim { dead_runs, and_kept_traces };
 
 // Removes what no live run holds, and says what it removed.
 Leftovers reclaim_leftovers(Reclaim what);
+
+// One line of `reapcheck clean --list`: what it is ("scratch", "cgroup", "pids", "tracing") and
+// the item.
+struct HeldItem {
+  std::string kind;
+  HostItem item;
+};
+
+// Everything reapcheck runs hold on the host now, held or left, where reclaim_leftovers looks and
+// by the same names: scratch directories, cgroup areas, pids groups, tracing instances.
+std::vector<HeldItem> list_leftovers();
+
+// Whether `held` belongs to the run whose pid is `run`: named for it, or for a process below it
+// while that lives (a worker of its pool makes and holds what its cases use). Once the run is
+// dead, its workers' items are found by their own pids only.
+bool held_by_run(const HeldItem& held, pid_t run);
+
+// "scratch 4242 alive /tmp/reapcheck-4242-Ab12Cd": KIND RUN-PID STATE PATH, the path last (it may
+// hold spaces), RUN-PID "-" for a kept tracing instance no process holds.
+std::string held_line(const HeldItem& held);
 
 }  // namespace reapcheck

@@ -80,4 +80,10 @@ int CgroupArea::reclaim_abandoned() {
   return removed;
 }
 
+std::vector<HostItem> CgroupArea::list() {
+  const std::string home = reaper::cgroup_home();
+  if (home.empty()) return {};
+  return OwnedDir::list(home, kPrefix);
+}
+
 }  // namespace reapcheck

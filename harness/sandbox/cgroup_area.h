@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/sandbox/owned_dir.h"
 
@@ -29,6 +30,8 @@ class CgroupArea {
   // Kills what is left in the areas of runs that died without removing theirs, and removes them.
   // Returns how many it removed.
   static int reclaim_abandoned();
+  // Every run's area in this process's cgroup, held or left: what reclaim_abandoned looks at.
+  static std::vector<HostItem> list();
 
  private:
   std::optional<OwnedDir> dir_;

@@ -124,11 +124,15 @@ bool configured(int dir) {
 constexpr const char* kKeptSlots = "/run/reapcheck/trace-slots";
 constexpr int kMaxKept = 64;
 
+std::string kept_slot_file(int slot) {
+  return fmt::format("{}/{}", kKeptSlots, slot);
+}
+
 // Slot N's lock, when no other process holds it.
 UniqueFd lock_kept_slot(int slot) {
   ::mkdir("/run/reapcheck", 0700);
   ::mkdir(kKeptSlots, 0700);
-  const std::string path = fmt::format("{}/{}", kKeptSlots, slot);
+  const std::string path = kept_slot_file(slot);
   UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
   if (fd && ::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) return fd;
   return {};
@@ -253,6 +257,54 @@ std::string why_untraceable() {
     return "the harness is not in the initial PID namespace, whose pids the tracepoint gives";
   }
   return "";
+}
+
+// tracefs's instances/, open for reading; none where the harness cannot trace (then no instance
+// of ours can be there either).
+UniqueFd instances_dir() {
+  if (!why_untraceable().empty()) return {};
+  try {
+    return UniqueFd(
+        ::openat(open_tracefs().get(), "instances", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  } catch (const std::exception&) {
+    return {};  // no tracefs
+  }
+}
+
+// A tracing instance of ours, by its name: a run's own, reapcheck-<pid>, or one kept for reuse,
+// reapcheck-kept-<slot>.
+struct OurInstance {
+  std::string name;
+  pid_t owner = 0;  // a run's own
+  int slot = -1;    // a kept one
+};
+
+// The run that made a tracing instance still runs: a zombie (a killed worker its new parent has
+// not reaped yet) uses its instance no more than a process that is gone.
+bool runs(pid_t owner) {
+  if (!reaper::pidfd_open(owner)) return false;
+  const auto info = reaper::ProcTable::read_one(owner, reaper::Detail::stat);
+  return info && info->state != 'Z' && info->state != 'X';
+}
+
+// Our instances in `instances` (instances_dir()); none when it is not open.
+std::vector<OurInstance> our_instances(int instances) {
+  std::vector<OurInstance> out;
+  DIR* dir = instances < 0 ? nullptr : ::fdopendir(::dup(instances));
+  if (dir == nullptr) return out;
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string_view name = e->d_name;
+    if (name.rfind(kKeptPrefix, 0) == 0) {
+      const int slot = static_cast<int>(std::strtol(e->d_name + kKeptPrefix.size(), nullptr, 10));
+      out.push_back({e->d_name, 0, slot});
+    } else if (name.rfind(kInstancePrefix, 0) == 0) {
+      const auto owner =
+          static_cast<pid_t>(std::strtol(e->d_name + kInstancePrefix.size(), nullptr, 10));
+      if (owner > 0) out.push_back({e->d_name, owner, -1});
+    }
+  }
+  ::closedir(dir);
+  return out;
 }
 
 TraceInstance* instance(std::string& why_not) {
@@ -459,36 +511,32 @@ void KernelSignalTrace::close_instance() {
 }
 
 int KernelSignalTrace::reclaim_abandoned(bool kept_too) {
-  std::string why = why_untraceable();
-  if (!why.empty()) return 0;
-  UniqueFd root;
-  try {
-    root =
-        UniqueFd(::openat(open_tracefs().get(), "instances", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  } catch (const std::exception&) {
-    return 0;  // no tracefs: no instance of ours either
-  }
-  if (!root) return 0;
+  const UniqueFd root = instances_dir();
   int removed = 0;
-  DIR* dir = ::fdopendir(::dup(root.get()));
-  if (dir == nullptr) return 0;
-  while (const dirent* e = ::readdir(dir)) {
-    const std::string_view name = e->d_name;
-    if (name.rfind(kKeptPrefix, 0) == 0) {
-      // Kept for reuse: removed only when asked (clean), once no process uses it.
-      const int slot = static_cast<int>(std::strtol(e->d_name + kKeptPrefix.size(), nullptr, 10));
-      const UniqueFd lock = kept_too ? lock_kept_slot(slot) : UniqueFd();
-      if (lock) removed += ::unlinkat(root.get(), e->d_name, AT_REMOVEDIR) == 0 ? 1 : 0;
-      continue;
-    }
-    if (name.rfind(kInstancePrefix, 0) != 0) continue;
-    const pid_t owner =
-        static_cast<pid_t>(std::strtol(e->d_name + kInstancePrefix.size(), nullptr, 10));
-    if (owner <= 0 || reaper::pidfd_open(owner)) continue;  // its owner runs
-    removed += ::unlinkat(root.get(), e->d_name, AT_REMOVEDIR) == 0 ? 1 : 0;
+  for (const OurInstance& in : our_instances(root.get())) {
+    // Kept for reuse: removed only when asked (clean), once no process uses it.
+    const UniqueFd lock = in.slot >= 0 && kept_too ? lock_kept_slot(in.slot) : UniqueFd();
+    const bool abandoned = in.slot >= 0 ? static_cast<bool>(lock) : !runs(in.owner);
+    if (abandoned) removed += ::unlinkat(root.get(), in.name.c_str(), AT_REMOVEDIR) == 0 ? 1 : 0;
   }
-  ::closedir(dir);
   return removed;
+}
+
+std::vector<HostItem> KernelSignalTrace::list() {
+  const UniqueFd root = instances_dir();
+  std::vector<HostItem> out;
+  for (const OurInstance& in : our_instances(root.get())) {
+    HostItem item{"tracefs:instances/" + in.name, in.owner, HostItem::State::dead};
+    if (in.slot >= 0) {
+      const std::optional<pid_t> holder = flock_holder(kept_slot_file(in.slot));
+      item.run = holder.value_or(0);
+      item.state = holder ? HostItem::State::alive : HostItem::State::free;
+    } else if (runs(in.owner)) {
+      item.state = HostItem::State::alive;
+    }
+    out.push_back(std::move(item));
+  }
+  return out;
 }
 
 }  // namespace reapcheck

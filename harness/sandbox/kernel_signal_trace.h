@@ -29,7 +29,9 @@
 #include <string>
 #include <unordered_map>
 #include <variant>
+#include <vector>
 
+#include "harness/sandbox/host_item.h"
 #include "harness/sandbox/trace_events.h"
 #include "reaper/os/unique_fd.h"
 
@@ -85,6 +87,9 @@ class KernelSignalTrace {
   // `kept_too` (`reapcheck clean`), the kept ones no process uses; returns how many. A run never
   // removes kept instances: another run on the host may be between two uses of one.
   static int reclaim_abandoned(bool kept_too);
+  // Every tracing instance of ours, a run's own or kept, in use or not: what reclaim_abandoned
+  // looks at. None where this process cannot trace (not root, not in the initial PID namespace).
+  static std::vector<HostItem> list();
 
  private:
   KernelSignalTrace(TraceInstance& in, reaper::Pipe feed);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -52,6 +53,19 @@ bool is_owned_name(std::string_view name, std::string_view prefix) {
 // (`reapcheck clean`'s lists, a test looking for what one run left).
 const pid_t kRunPid = ::getpid();
 
+// The directories of ours in `parent`: named as ours, not symlinks.
+std::vector<std::filesystem::path> owned_dirs(const std::filesystem::path& parent,
+                                              std::string_view prefix) {
+  std::vector<std::filesystem::path> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
+    if (!is_owned_name(entry.path().filename().string(), prefix)) continue;
+    if (entry.is_symlink(ec) || !entry.is_directory(ec)) continue;
+    out.push_back(entry.path());
+  }
+  return out;
+}
+
 }  // namespace
 
 OwnedDir::OwnedDir(const std::filesystem::path& parent, std::string_view prefix) {
@@ -74,13 +88,19 @@ OwnedDir::OwnedDir(const std::filesystem::path& parent, std::string_view prefix)
 std::vector<OwnedDir> OwnedDir::abandoned(const std::filesystem::path& parent,
                                           std::string_view prefix) {
   std::vector<OwnedDir> out;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
-    if (!is_owned_name(entry.path().filename().string(), prefix)) continue;
-    if (entry.is_symlink(ec) || !entry.is_directory(ec)) continue;
-    if (reaper::UniqueFd lock = try_lock(entry.path())) {
-      out.push_back(OwnedDir(entry.path(), std::move(lock)));
-    }
+  for (const auto& dir : owned_dirs(parent, prefix)) {
+    if (reaper::UniqueFd lock = try_lock(dir)) out.push_back(OwnedDir(dir, std::move(lock)));
+  }
+  return out;
+}
+
+std::vector<HostItem> OwnedDir::list(const std::filesystem::path& parent, std::string_view prefix) {
+  std::vector<HostItem> out;
+  for (const auto& dir : owned_dirs(parent, prefix)) {
+    const std::string name = dir.filename().string();
+    const auto run = static_cast<pid_t>(std::strtol(name.c_str() + prefix.size(), nullptr, 10));
+    const bool held = flock_holder(dir).has_value();
+    out.push_back({dir.string(), run, held ? HostItem::State::alive : HostItem::State::dead});
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/sandbox/host_item.h"
 #include "reaper/os/unique_fd.h"
 
 namespace reapcheck {
@@ -27,6 +28,11 @@ class OwnedDir {
   // caller from now on, so two runs never reclaim the same one. None when `parent` is unreadable.
   static std::vector<OwnedDir> abandoned(const std::filesystem::path& parent,
                                          std::string_view prefix);
+
+  // The directories <prefix><digits>-XXXXXX in `parent`, held or not, for `reapcheck clean
+  // --list`: the same ones `abandoned` looks at, each with its run's pid and whether a process
+  // holds it. None when `parent` is unreadable.
+  static std::vector<HostItem> list(const std::filesystem::path& parent, std::string_view prefix);
 
  private:
   OwnedDir(std::filesystem::path path, reaper::UniqueFd lock)

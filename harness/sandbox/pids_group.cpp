@@ -85,6 +85,12 @@ int PidsGroup::reclaim_abandoned() {
   return removed;
 }
 
+std::vector<HostItem> PidsGroup::list() {
+  const std::string parent = parent_group();
+  if (parent.empty()) return {};
+  return OwnedDir::list(parent, kPrefix);
+}
+
 PidsGroup::~PidsGroup() {
   if (!path_.empty()) ::rmdir(path_.c_str());
 }

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/sandbox/owned_dir.h"
 
@@ -29,6 +30,8 @@ class PidsGroup {
   // Removes the groups of runs that died without removing theirs (held, like the scratch
   // directories, by an flock for as long as their run lives); returns how many.
   static int reclaim_abandoned();
+  // Every run's group beside this process's, held or left: what reclaim_abandoned looks at.
+  static std::vector<HostItem> list();
 
   // The calling process is in a group made here (a PidsBound's), which bounds what it starts.
   static bool holds_caller();

@@ -309,4 +309,8 @@ int ScratchDir::reclaim_abandoned() {
   return removed;
 }
 
+std::vector<HostItem> ScratchDir::list() {
+  return OwnedDir::list(temp_dir(), kScratchPrefix);
+}
+
 }  // namespace reapcheck

@@ -87,6 +87,8 @@ class ScratchDir {
 
   // Removes the scratch directories of runs that died without removing theirs; returns how many.
   static int reclaim_abandoned();
+  // Every run's scratch directory, held or left: what reclaim_abandoned looks at.
+  static std::vector<HostItem> list();
 
  private:
   OwnedDir dir_;

@@ -28,31 +28,60 @@ TMPDIR=$work/tmp REAPCHECK_SHARE=$work/share "$bin" run -q -j 1 --scenario plain
 killed=$!
 read -r _ <"$work/share/started"
 
-# What the run holds now, as a user would find it (scripts/leftovers looks where each is kept).
-mapfile -t held < <(TMPDIR=$work/tmp "$(dirname "$0")/../../scripts/leftovers" "$killed")
-scratch=() areas=() traced=
+# What the run holds now, as a user would find it: reapcheck clean --list looks where the
+# harness keeps each, by the names it gives them.
+TMPDIR=$work/tmp "$bin" clean --list --run "$killed" >"$work/held" ||
+  fail "clean --list --run $killed exited $?"
+mapfile -t held <"$work/held"
+scratch=() areas=() traced= owners=()
 for h in "${held[@]}"; do
-  case $h in
-    "$work/tmp/"*) scratch+=("$h") ;;
-    tracefs:instances/*) traced=${h#tracefs:instances/} ;;
-    *) areas+=("$h") ;;
+  read -r kind run state path <<<"$h"
+  # Named for the run, or for its worker, the process below it that runs its cases.
+  [[ " ${owners[*]} " == *" $run "* ]] || owners+=("$run")
+  [ "$state" = alive ] || fail "run $killed runs, but clean --list says: $h"
+  case $kind in
+    scratch) scratch+=("$path") ;;
+    tracing) traced=${path#tracefs:instances/} ;;
+    cgroup | pids) areas+=("$path") ;;
+    *) fail "clean --list: unknown kind in '$h'" ;;
   esac
 done
-[ "${#scratch[@]}" -eq 1 ] || fail "expected one scratch directory of run $killed, found: ${scratch[*]}"
+[ "${#scratch[@]}" -ge 1 ] || fail "expected a scratch directory of run $killed, found none"
+for d in "${scratch[@]}"; do
+  [[ $d == "$work/tmp/"* ]] || fail "run $killed's scratch directory $d is not in TMPDIR"
+done
 if [ -z "$traced" ] && [ "$(id -u)" -eq 0 ] && grep -q "tracefs" /proc/filesystems &&
   [ "$(stat -Lc %i /proc/self/ns/pid)" -eq $((0xEFFFFFFC)) ]; then
   fail "run $killed, as root in the initial PID namespace, has no tracing instance"
 fi
 
+# As a CTest timeout kills it: the run and what runs its cases (its worker), each by its pid.
+for owner in "${owners[@]}"; do [ "$owner" = "$killed" ] || kill -s KILL "$owner" 2>/dev/null; done
 kill -s KILL "$killed"
 wait "$killed" 2>/dev/null
-killed=
+dead=$killed killed=
+# What run $dead and its worker held, as `reapcheck clean --list --run` says of each pid the
+# items were named for, in $work/listed.
+held_by_dead() {
+  : >"$work/listed"
+  for owner in "${owners[@]}"; do
+    TMPDIR=$work/tmp "$bin" clean --list --run "$owner" >>"$work/listed" ||
+      fail "clean --list --run $owner exited $?"
+  done
+}
 # The sandbox dies with the run, a moment later: its end releases the locks, which is what the
 # next run looks at. flock(1) waits for exactly that.
 for d in "${scratch[@]}" "${areas[@]}"; do flock "$d" true; done
 for d in "${scratch[@]}" "${areas[@]}"; do
   [ -d "$d" ] || fail "$d was gone before the next run: the test proves nothing"
 done
+# Dead now, and listed as such, every one of them.
+held_by_dead
+listed=$(cat "$work/listed")
+[ "$(grep -c . <<<"$listed")" -eq "${#held[@]}" ] ||
+  fail "run $dead held ${#held[@]} item(s), clean --list now lists: $listed"
+alive=$(awk '$3 != "dead"' <<<"$listed")
+[ -z "$alive" ] || fail "run $dead is dead, but clean --list says: $alive"
 
 # The killed run's reports, from its journal: both finished cases, as they were judged.
 "$bin" report --recover "$work/killed" >"$work/recovered.out" 2>&1
@@ -73,9 +102,10 @@ status=$?
 for d in "${scratch[@]}" "${areas[@]}"; do
   [ -e "$d" ] && fail "the next run left $d in place"
 done
+held_by_dead
+left=$(cat "$work/listed")
+[ -z "$left" ] || fail "the next run left what run $dead held in place: $left"
 if [ -n "$traced" ]; then
-  TMPDIR=$work/tmp "$(dirname "$0")/../../scripts/leftovers" "${traced#reapcheck-}" |
-    grep -q '^tracefs:' && fail "the next run left the tracing instance $traced in place"
   grep -q "1 tracing instance" "$work/next.err" ||
     fail "the next run did not say it removed the tracing instance: $(cat "$work/next.err")"
 fi

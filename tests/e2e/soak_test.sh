@@ -22,12 +22,13 @@ hog=$(sed -n 's/^soak: 1 hog(s) (pids \([0-9]*\)).*/\1/p' "$work/clean.err")
 [ -n "$hog" ] || fail "the soak did not name its hog: $(cat "$work/clean.err")"
 [ -n "$hog" ] && [ -d "/proc/$hog" ] && fail "the hog $hog still runs after the soak"
 
-# A reapcheck that leaves a scratch-like directory after it ends: the soak must name it.
+# A reapcheck whose run leaves a scratch-like directory after it ends: the soak must name it
+# (its `clean --list` before the run finds nothing of the kind).
 mkdir "$work/bin" "$work/tmp"
 cat >"$work/bin/reapcheck" <<WRAPPER
 #!/bin/sh
 "$bin/reapcheck" "\$@"; s=\$?
-mkdir "$work/tmp/reapcheck-99999-abcdef"
+[ "\$1" = run ] && mkdir "$work/tmp/reapcheck-99999-abcdef"
 exit \$s
 WRAPPER
 chmod +x "$work/bin/reapcheck"

@@ -171,7 +171,16 @@ TEST(Sandbox, EverythingInsideDiesWithTheParent) {
   EXPECT_TRUE(reads_eof(held.read.get(), 10s)) << "the sandbox outlived its parent";
   // What the killed parent could not remove (its pids group, where there is a v1 hierarchy), as
   // the next run would: the suite leaves nothing on the host.
+  for (const HeldItem& held : list_leftovers()) {
+    if (held.item.run == parent) {
+      EXPECT_EQ(held.item.state, HostItem::State::dead)
+          << "the parent is dead: " << held_line(held);
+    }
+  }
   reclaim_leftovers(Reclaim::dead_runs);
+  for (const HeldItem& held : list_leftovers()) {
+    EXPECT_NE(held.item.run, parent) << "left by the killed parent: " << held_line(held);
+  }
 }
 
 TEST(Sandbox, AThrowingBodyIsReportedAsCrashed) {
