@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/guide.h"
 #include "harness/cli/journal.h"
 #include "harness/cli/outputs.h"
 #include "harness/model/merge.h"
@@ -18,6 +19,7 @@ namespace reapcheck {
 namespace {
 
 struct ReportArgs {
+  GuideArgs guide;  // --guide DIR [--check FILE | --write FILE]
   std::vector<std::string> inputs;
   std::string recover;  // --recover DIR
   bool merge = false;
@@ -73,6 +75,21 @@ int recover(const GlobalArgs& global, const ReportArgs& args) {
 }
 
 int report(const GlobalArgs& global, const ReportArgs& args) {
+  if (!args.guide.data.empty()) {
+    if (!args.inputs.empty() || args.merge || !args.recover.empty()) {
+      throw UsageError("--guide DIR takes no results file, no --merge and no --recover");
+    }
+    return reapers_guide(global, args.guide);
+  }
+  if (!args.guide.keep.empty()) {
+    if (args.inputs.size() != 1 || args.merge || !args.recover.empty()) {
+      throw UsageError("--keep-guide-data DIR takes one results.json, of a `run --presets`");
+    }
+    return keep_guide_data(args.inputs.front(), args.guide);
+  }
+  if (!args.guide.check.empty() || !args.guide.write.empty()) {
+    throw UsageError("--check and --write are for the guide: add --guide DIR");
+  }
   if (!args.recover.empty()) return recover(global, args);
   if (args.inputs.empty()) {
     throw UsageError("report needs a results.json (or --recover DIR, for a killed run's journal)");
@@ -101,7 +118,8 @@ Command report_command(CLI::App& app, const GlobalArgs& global) {
       "Examples:\n"
       "  reapcheck report reports/latest/results.json --html matrix.html\n"
       "  reapcheck report --merge slice1.json slice2.json --json all.json\n"
-      "  reapcheck report --recover reports/latest   # a run killed outright");
+      "  reapcheck report --recover reports/latest   # a run killed outright\n"
+      "  reapcheck report --guide docs/data --check docs/reapers.md");
   cmd->add_option("results", args->inputs, "results.json written by `reapcheck run`")
       ->type_name("FILE")
       // Without its description, so that the help says FILE and not FILE:FILE.
@@ -115,6 +133,26 @@ Command report_command(CLI::App& app, const GlobalArgs& global) {
                   "Rebuild results.json, junit.xml and the matrices in DIR from the journal a "
                   "killed `run --out DIR` left there")
       ->type_name("DIR");
+  cmd->add_option("--guide", args->guide.data,
+                  "Write the guide to choosing a reaper (docs/reapers.md) from the catalogue, the "
+                  "expectations and the run and bench kept in DIR (presets-run.json, bench.json); "
+                  "a reaper or scenario the run does not hold is reported as not yet measured")
+      ->type_name("DIR");
+  cmd->add_option("--check", args->guide.check,
+                  "With --guide: exit 1 when FILE is not the guide, or when a verdict of the kept "
+                  "run is no longer one its expectation allows")
+      ->type_name("FILE");
+  cmd->add_option("--write", args->guide.write, "With --guide: write the guide to FILE")
+      ->type_name("FILE");
+  cmd->add_option("--keep-guide-data", args->guide.keep,
+                  "Keep in DIR what the guide needs of a `run --presets` (its results.json) and "
+                  "of a `reapcheck bench` (--bench): DIR/presets-run.json and DIR/bench.json")
+      ->type_name("DIR");
+  cmd->add_option("--bench", args->guide.bench, "With --keep-guide-data: the bench.json")
+      ->type_name("FILE");
+  cmd->add_option("--command", args->guide.command,
+                  "With --keep-guide-data: the command lines that made them, as the guide says")
+      ->type_name("TEXT");
   cmd->add_option("--html", args->outputs.html, "Write the HTML matrix to FILE")->type_name("FILE");
   cmd->add_option("--junit", args->outputs.junit, "Write JUnit XML to FILE")->type_name("FILE");
   cmd->add_option("--json", args->outputs.json, "Write the (merged) results as JSON to FILE")
