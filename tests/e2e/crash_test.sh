@@ -36,7 +36,7 @@ mapfile -t held <"$work/held"
 scratch=() areas=() traced= owners=()
 for h in "${held[@]}"; do
   read -r kind run state path <<<"$h"
-  # Named for the run, or for its worker, the process below it that runs its cases.
+  # Named for the run: what a worker it forks makes carries the run's pid too (owned_dir.h).
   [[ " ${owners[*]} " == *" $run "* ]] || owners+=("$run")
   [ "$state" = alive ] || fail "run $killed runs, but clean --list says: $h"
   case $kind in
@@ -55,13 +55,13 @@ if [ -z "$traced" ] && [ "$(id -u)" -eq 0 ] && grep -q "tracefs" /proc/filesyste
   fail "run $killed, as root in the initial PID namespace, has no tracing instance"
 fi
 
-# As a CTest timeout kills it: the run and what runs its cases (its worker), each by its pid.
+# As a CTest timeout kills it: the run (and any other owner listed), each by its pid.
 for owner in "${owners[@]}"; do [ "$owner" = "$killed" ] || kill -s KILL "$owner" 2>/dev/null; done
 kill -s KILL "$killed"
 wait "$killed" 2>/dev/null
 dead=$killed killed=
-# What run $dead and its worker held, as `reapcheck clean --list --run` says of each pid the
-# items were named for, in $work/listed.
+# What run $dead held, as `reapcheck clean --list --run` says of each pid the items were named
+# for, in $work/listed.
 held_by_dead() {
   : >"$work/listed"
   for owner in "${owners[@]}"; do
