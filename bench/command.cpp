@@ -37,7 +37,7 @@ void measure_snapshots(const BenchArgs& args, BenchResult& result, const Note& n
   const std::vector<int> snapshot_sizes =
       args.quick ? std::vector<int>{1000} : std::vector<int>{100, 1000, 5000};
   for (int n : snapshot_sizes) {
-    const SnapshotCost c = measure_snapshot(n, args.quick ? 5 : 15);
+    const SnapshotCost c = measure_snapshot(n, args.quick ? 5 : 15, args.layout.temp);
     note(fmt::format("snapshot, {} processes: /proc {:.0f} µs, ps {:.0f} µs ({:.1f}×)", c.processes,
                      c.proc_us, c.ps_us, c.ps_us / c.proc_us));
     result.snapshots.push_back(c);
@@ -64,6 +64,7 @@ void measure_builtin_reaps(const BenchArgs& args, BenchResult& result, const Not
     trees.emplace_back("wide", n);
   trees.emplace_back("chain", 200);
   CaseOptions options;
+  options.layout = args.layout;
   options.ready = std::chrono::minutes(2);  // 5,000 perl processes take a while to announce
   options.settle = std::chrono::seconds(10);
   for (const auto& [shape, members] : trees) {
@@ -83,6 +84,7 @@ void measure_builtin_reaps(const BenchArgs& args, BenchResult& result, const Not
 // leaves members behind never reaches all-dead, which is what it gets: a short settle is enough.
 void measure_preset_reaps(const BenchArgs& args, BenchResult& result, const Note& note) {
   CaseOptions options;
+  options.layout = args.layout;
   options.ready = std::chrono::minutes(1);
   options.settle = std::chrono::seconds(2);
   const std::vector<int> sizes = args.quick ? std::vector<int>{100} : std::vector<int>{100, 1000};
@@ -97,13 +99,14 @@ void measure_preset_reaps(const BenchArgs& args, BenchResult& result, const Note
 }
 
 // The wall time of every scenario against `reapers`, with the unexpected cells counted.
-RunResult time_matrix(const ScenarioSet& inputs, std::vector<std::string> reapers, int jobs,
-                      bool ledger) {
+RunResult time_matrix(const ScenarioSet& inputs, std::vector<std::string> reapers,
+                      const BenchArgs& args, bool ledger) {
   MatrixPlan plan;
   plan.scenarios = inputs.scenarios;
   plan.expectations = inputs.expectations;
   plan.reapers = std::move(reapers);
-  plan.jobs = jobs;
+  plan.jobs = args.jobs;
+  plan.options.layout = args.layout;
   plan.options.ledger = ledger;
   RunResult run;
   run_matrix(plan, run, nullptr);
@@ -127,7 +130,7 @@ int unexpected_in(const RunResult& run, const Note& note) {
 void measure_ctest_matrix(const BenchArgs& args, BenchResult& result, const Note& note) {
   std::filesystem::create_directories(args.out_dir);
   const std::filesystem::path log = std::filesystem::path(args.out_dir) / "ctest-matrix.log";
-  const CtestTiming ctest = time_ctest_matrix(args.jobs, log);
+  const CtestTiming ctest = time_ctest_matrix(args.jobs, log, args.layout);
   result.ctest_matrix_wall_s = ctest.wall_s;
   result.ctest_matrix_status = ctest.status;
   result.ctest_matrix_not_measured = ctest.why_not;
@@ -145,7 +148,7 @@ void measure_ctest_matrix(const BenchArgs& args, BenchResult& result, const Note
 void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchResult& result,
                       const Note& note) {
   const std::vector<std::string> builtins = reaper_ids(ReaperChoice::Origin::builtin);
-  const RunResult run = time_matrix(inputs, builtins, args.jobs, true);
+  const RunResult run = time_matrix(inputs, builtins, args, true);
   result.matrix_wall_s = run.wall_s;
   result.matrix_cases = static_cast<int>(run.cases.size());
   result.matrix_unexpected = unexpected_in(run, note);
@@ -157,7 +160,7 @@ void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchRes
                    run.wall_s, args.jobs, result.matrix_unexpected == 0 ? "" : " (deviations!)"));
   // The same again without the signal ledger, for its cost. Verdicts that need the ledger
   // differ then; only the time is kept.
-  const RunResult no_ledger = time_matrix(inputs, builtins, args.jobs, false);
+  const RunResult no_ledger = time_matrix(inputs, builtins, args, false);
   result.matrix_wall_no_ledger_s = no_ledger.wall_s;
   // The ledger's interception of the reapers' signal calls is the harness's: the floor is taken
   // without it.
@@ -171,7 +174,7 @@ void measure_matrices(const ScenarioSet& inputs, const BenchArgs& args, BenchRes
   }
   std::vector<std::string> all = builtins;
   for (auto& id : reaper_ids(ReaperChoice::Origin::preset)) all.push_back(std::move(id));
-  const RunResult presets = time_matrix(inputs, all, args.jobs, true);
+  const RunResult presets = time_matrix(inputs, all, args, true);
   result.presets_matrix_wall_s = presets.wall_s;
   result.presets_matrix_cases = static_cast<int>(presets.cases.size());
   result.presets_matrix_unexpected = unexpected_in(presets, note);
@@ -193,7 +196,7 @@ void measure(const ScenarioSet& inputs, const BenchArgs& args, BenchResult& resu
   }
   // First, on a quiet machine: after the trees of thousands the kernel is still freeing them,
   // which doubled the trivial case's interpreter start in one run (12.6 ms, then 25.2 ms).
-  const Overhead overhead = measure_case_overhead(args.quick ? 5 : 15);
+  const Overhead overhead = measure_case_overhead(args.quick ? 5 : 15, args.layout);
   result.case_overhead_ms = overhead.overhead_ms;
   result.case_ms = overhead.case_ms;
   result.case_phases_ms = overhead.phases;

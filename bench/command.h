@@ -5,6 +5,7 @@
 #include <string>
 
 #include "harness/model/scenario_set.h"
+#include "harness/support/layout.h"
 
 namespace reapcheck {
 
@@ -13,8 +14,9 @@ struct BenchArgs {
   bool no_presets = false;   // the built-in matrix (with and without the ledger) only
   bool ledger_only = false;  // the built-in matrix with and without the ledger, nothing else
   std::string json_file;     // bench.json elsewhere than the output directory
-  std::string out_dir = "reports/latest";  // bench.json, bench.md and bench.svg
-  int jobs = 1;                            // workers for the matrix's wall time
+  std::string out_dir = "reports/latest";       // bench.json, bench.md and bench.svg
+  int jobs = 1;                                 // workers for the matrix's wall time
+  Layout layout = Layout::of_running_binary();  // the CLI's, from its environment
 };
 
 // Returns the exit status: 0, or 1 when a benchmark tree was not killed or the matrix deviated.

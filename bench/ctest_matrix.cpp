@@ -16,7 +16,6 @@
 
 #include "harness/engine/leftovers.h"
 #include "harness/support/interrupt.h"
-#include "harness/support/paths.h"
 #include "reaper/os/pidfd.h"
 
 namespace reapcheck {
@@ -58,14 +57,14 @@ std::optional<std::filesystem::path> build_tree() {
 
 }  // namespace
 
-CtestTiming time_ctest_matrix(int jobs, const std::filesystem::path& log) {
+CtestTiming time_ctest_matrix(int jobs, const std::filesystem::path& log, const Layout& layout) {
   CtestTiming t;
   const std::optional<std::filesystem::path> build = build_tree();
   if (!build) {
     t.why_not = "not run from a build tree: an installed reapcheck has no CTest tests";
     return t;
   }
-  const std::string ctest = find_in_path("ctest");
+  const std::string ctest = layout.find_program("ctest");
   if (ctest.empty()) {
     t.why_not = "ctest is not in PATH";
     return t;
@@ -96,8 +95,8 @@ CtestTiming time_ctest_matrix(int jobs, const std::filesystem::path& log) {
   while (::waitpid(-group, nullptr, 0) > 0 || errno == EINTR) {
   }
   if (interrupted) {
-    reclaim_leftovers(Reclaim::and_kept_traces);  // the kept tracing instances, which matrix/clean
-                                                  // did not get to remove
+    // The kept tracing instances too, which matrix/clean did not get to remove.
+    reclaim_leftovers(Reclaim::and_kept_traces, layout.temp);
     throw_if_interrupted();
   }
   return t;

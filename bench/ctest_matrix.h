@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "harness/support/layout.h"
+
 namespace reapcheck {
 
 struct CtestTiming {
@@ -17,7 +19,8 @@ struct CtestTiming {
 
 // Runs `ctest --test-dir BUILD -j JOBS -L matrix` with its output in `log`. Not measured outside
 // a build tree (an installed reapcheck has no CTest tests) or without ctest. On an interrupt it
-// ends ctest and the tests it started, removes what they left, then throws Interrupted.
-CtestTiming time_ctest_matrix(int jobs, const std::filesystem::path& log);
+// ends ctest and the tests it started, removes what they left, then throws Interrupted. ctest is
+// found, and what is left removed, through `layout`.
+CtestTiming time_ctest_matrix(int jobs, const std::filesystem::path& log, const Layout& layout);
 
 }  // namespace reapcheck

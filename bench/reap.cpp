@@ -53,10 +53,12 @@ ReapSample measure_reap(std::string_view reaper, const Scenario& scenario, int r
   return s;
 }
 
-Overhead measure_case_overhead(int runs) {
+Overhead measure_case_overhead(int runs, const Layout& layout) {
   const Scenario trivial = bench_scenario("wide", 1);
   const CaseJob job{&trivial, "proc-pidfd"};
-  CaseSeries series({&job, 1}, CaseOptions{});
+  CaseOptions options;
+  options.layout = layout;
+  CaseSeries series({&job, 1}, options);
   std::vector<double> overhead, whole;
   std::vector<CaseResult> passed;
   for (int i = 0; i < runs; ++i) {

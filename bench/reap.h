@@ -32,6 +32,6 @@ struct Overhead {
 };
 
 // The harness's own cost per case on the smallest tree (the agent alone) with proc-pidfd.
-Overhead measure_case_overhead(int runs);
+Overhead measure_case_overhead(int runs, const Layout& layout);
 
 }  // namespace reapcheck

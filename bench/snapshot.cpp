@@ -87,8 +87,8 @@ size_t open_floor_snapshot() {
   return opened;
 }
 
-SnapshotCost measure_snapshot(int processes, int iterations) {
-  ScratchDir scratch;
+SnapshotCost measure_snapshot(int processes, int iterations, const std::filesystem::path& temp) {
+  ScratchDir scratch(temp);
   SandboxOutcome outcome = run_in_sandbox(
       [&] {
         Population population(processes);

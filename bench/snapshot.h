@@ -4,13 +4,15 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 
 #include "bench/result.h"
 
 namespace reapcheck {
 
-// Measures inside a sandbox of its own, where /proc holds exactly `processes` processes.
-SnapshotCost measure_snapshot(int processes, int iterations);
+// Measures inside a sandbox of its own (its scratch in `temp`), where /proc holds exactly
+// `processes` processes.
+SnapshotCost measure_snapshot(int processes, int iterations, const std::filesystem::path& temp);
 
 // One `ps -ax -o pid,ppid`, spawned directly (no shell) and parsed; returns the rows read.
 size_t ps_snapshot();

@@ -5,7 +5,7 @@
 #   P/share/bash-completion/completions/reapcheck
 #   P/include/reaper/{reaper.h,agent.h,os/unique_fd.h}, P/lib/libreapcheck_reaper.a,
 #   P/lib/cmake/reapcheck/ (find_package(reapcheck) → reapcheck::reaper)
-# The binary finds the rest relative to itself (harness/support/paths.h), so P can be anywhere
+# The binary finds the rest relative to itself (harness/support/layout.h), so P can be anywhere
 # and moved. `cpack -G DEB` in the build directory makes a Debian package of the same.
 include(CMakePackageConfigHelpers)
 

@@ -6,7 +6,7 @@ set -u
 bin=$1
 junit=$2/negative-check.xml
 out=$("$bin" run --scenario setsid-escape --reaper pgroup --reaper proc-pidfd -j 1 --quiet \
-  --expect-pass --junit "$junit" 2>&1)
+  --keep-trace --expect-pass --junit "$junit" 2>&1)
 rc=$?
 fail() { echo "negative check: $1"; echo "$out"; exit 1; }
 [ "$rc" -eq 1 ] || fail "expected exit status 1 from a wrong expectation, got $rc"

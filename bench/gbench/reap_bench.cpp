@@ -34,7 +34,8 @@ void reap(benchmark::State& state, const std::string& reaper, const std::string&
 
 void case_overhead(benchmark::State& state) {
   for (auto _ : state) {
-    const reapcheck::Overhead o = reapcheck::measure_case_overhead(1);
+    const reapcheck::Overhead o =
+        reapcheck::measure_case_overhead(1, reapcheck::Layout::of_running_binary());
     if (o.overhead_ms < 0) {
       state.SkipWithError("the trivial case did not pass");
       break;

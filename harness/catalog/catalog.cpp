@@ -6,7 +6,6 @@
 #include <filesystem>
 
 #include "harness/catalog/external.h"
-#include "harness/support/paths.h"
 
 namespace reapcheck {
 namespace {
@@ -14,7 +13,7 @@ namespace {
 constexpr std::string_view kExec = "exec:";
 constexpr std::string_view kSupervise = "supervise:";
 
-std::vector<ReaperChoice> build() {
+std::vector<ReaperChoice> build(const Layout& layout) {
   std::vector<ReaperChoice> all;
   for (const auto& r : reaper::builtin_reapers()) {
     ReaperChoice choice{ReaperChoice::Origin::builtin, std::string(r.id), std::string(r.technique),
@@ -22,7 +21,7 @@ std::vector<ReaperChoice> build() {
     choice.requires_what = std::string(r.needs);
     all.push_back(std::move(choice));
   }
-  for (auto& p : presets()) all.push_back(std::move(p));
+  for (auto& p : presets(layout)) all.push_back(std::move(p));
   return all;
 }
 
@@ -60,31 +59,34 @@ ReaperChoice supervise_choice(std::string id, std::string command, ReaperChoice:
           true};
 }
 
-std::string missing_need(const std::vector<Need>& needs) {
+std::string missing_need(const std::vector<Need>& needs, const Layout& layout) {
   for (const Need& n : needs) {
     std::error_code ec;
     const bool there = n.what.find('/') != std::string::npos ? std::filesystem::exists(n.what, ec)
-                                                             : !find_in_path(n.what).empty();
+                                                             : !layout.find_program(n.what).empty();
     if (!there) return fmt::format("{} is not installed ({})", n.what, n.how);
   }
   return {};
 }
 
-const std::vector<ReaperChoice>& reaper_catalog() {
-  static const std::vector<ReaperChoice> all = build();
-  return all;
+std::vector<ReaperChoice> reaper_catalog(const Layout& layout) {
+  return build(layout);
 }
 
 std::vector<std::string> reaper_ids(ReaperChoice::Origin origin) {
   std::vector<std::string> ids;
-  for (const auto& r : reaper_catalog()) {
+  for (const auto& r : reaper_catalog(Layout{})) {  // where things are changes no id
     if (r.origin == origin) ids.push_back(r.id);
   }
   return ids;
 }
 
-std::optional<ReaperChoice> resolve_reaper(std::string_view id) {
-  for (const auto& r : reaper_catalog()) {
+bool known_reaper(std::string_view id) {
+  return resolve_reaper(id, Layout{}).has_value();
+}
+
+std::optional<ReaperChoice> resolve_reaper(std::string_view id, const Layout& layout) {
+  for (const auto& r : reaper_catalog(layout)) {
     if (r.id == id) return r;
   }
   if (auto command = command_after(id, kExec)) {
@@ -97,8 +99,8 @@ std::optional<ReaperChoice> resolve_reaper(std::string_view id) {
 }
 
 std::string valid_reaper_ids() {
-  std::vector<std::string_view> ids;
-  for (const auto& r : reaper_catalog()) ids.push_back(r.id);
+  std::vector<std::string> ids;
+  for (const auto& r : reaper_catalog(Layout{})) ids.push_back(r.id);
   return fmt::format("{}, or exec:CMD / supervise:CMD", fmt::join(ids, ", "));
 }
 

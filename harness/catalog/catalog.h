@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/support/layout.h"
 #include "reaper/reaper.h"
 
 namespace reapcheck {
@@ -45,22 +46,25 @@ struct ReaperChoice {
   std::chrono::milliseconds min_grace{0};
 };
 
-// The first of `needs` that is missing here, as a reason ("supervisord is not installed (Debian
-// package supervisor)"); empty when all are there.
-std::string missing_need(const std::vector<Need>& needs);
+// The first of `needs` that is missing here (a program: in layout.search_path), as a reason
+// ("supervisord is not installed (Debian package supervisor)"); empty when all are there.
+std::string missing_need(const std::vector<Need>& needs, const Layout& layout);
 
-// The built-ins, then the presets, in the order reports show them.
-const std::vector<ReaperChoice>& reaper_catalog();
+// The built-ins, then the presets (their scripts in layout.fixtures), in the order reports show
+// them.
+std::vector<ReaperChoice> reaper_catalog(const Layout& layout);
+// The catalog's ids, which are the same whatever the layout.
 std::vector<std::string> reaper_ids(ReaperChoice::Origin origin);
+bool known_reaper(std::string_view id);  // in the catalog, or an exec:CMD / supervise:CMD
 
 // Resolves an id from the catalog, or an `exec:CMD` / `supervise:CMD`; empty when unknown.
-std::optional<ReaperChoice> resolve_reaper(std::string_view id);
+std::optional<ReaperChoice> resolve_reaper(std::string_view id, const Layout& layout);
 
 // "pgroup, ps-walk, ..., or exec:CMD / supervise:CMD", for error messages.
 std::string valid_reaper_ids();
 
 // The presets (presets.cpp): `exec:` and `supervise:` commands with an id and what they need.
-std::vector<ReaperChoice> presets();
+std::vector<ReaperChoice> presets(const Layout& layout);
 ReaperChoice exec_choice(std::string id, std::string command, ReaperChoice::Origin origin,
                          std::vector<Need> needs = {});
 ReaperChoice supervise_choice(std::string id, std::string command, ReaperChoice::Origin origin,

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "harness/catalog/catalog.h"
-#include "harness/support/paths.h"
+#include "harness/support/layout.h"
 
 namespace reapcheck {
 namespace {
@@ -26,18 +26,19 @@ Need debian(std::string program, std::string package) {
   return {std::move(program), "Debian package " + std::move(package)};
 }
 
-Need npm_package(const std::string& name) {
-  return {(fixtures_dir() / "node" / name / "node_modules").string(),
-          "npm ci in fixtures/node/" + name + "; scripts/setup.sh runs it"};
-}
+// The presets' files in the fixtures folder: their helper scripts and npm packages.
+struct Fixtures {
+  std::filesystem::path dir;
 
-std::string helper(const std::string& name) {
-  return (fixtures_dir() / "reapers" / name).string();
-}
-
-std::string node_script(const std::string& package, const std::string& script) {
-  return "node " + (fixtures_dir() / "node" / package / script).string();
-}
+  Need npm_package(const std::string& name) const {
+    return {(dir / "node" / name / "node_modules").string(),
+            "npm ci in fixtures/node/" + name + "; scripts/setup.sh runs it"};
+  }
+  std::string helper(const std::string& name) const { return (dir / "reapers" / name).string(); }
+  std::string node_script(const std::string& package, const std::string& script) const {
+    return "node " + (dir / "node" / package / script).string();
+  }
+};
 
 ReaperChoice choice(const Preset& p) {
   ReaperChoice c = p.supervises
@@ -120,18 +121,18 @@ std::vector<Preset> inits() {
 }
 
 // Process managers and libraries an orchestrator runs its agent with, stopping it through them.
-std::vector<Preset> managers() {
+std::vector<Preset> managers(const Fixtures& f) {
   return {
       {"timeout-k",
        true,
-       "sh " + helper("timeout-k.sh"),
+       "sh " + f.helper("timeout-k.sh"),
        "coreutils timeout -k: SIGTERM to the child and its group, SIGKILL to both after the kill "
        "delay",
        kNothing,
        {debian("timeout", "coreutils")}},
       {"supervisord",
        true,
-       "sh " + helper("supervisord.sh"),
+       "sh " + f.helper("supervisord.sh"),
        "supervisord, stopasgroup and killasgroup: SIGTERM to the program's group, stopwaitsecs, "
        "SIGKILL to the group",
        "supervisord installed; its stopwaitsecs counts whole seconds",
@@ -139,37 +140,37 @@ std::vector<Preset> managers() {
        2500},
       {"s6",
        true,
-       "sh " + helper("s6-supervise.sh"),
+       "sh " + f.helper("s6-supervise.sh"),
        "s6-supervise: SIGTERM and SIGCONT to the service process, SIGKILL after timeout-kill",
        kNothing,
        {debian("s6-supervise", "s6")}},
       {"npm-run",
        true,
-       "sh " + helper("npm-run.sh"),
+       "sh " + f.helper("npm-run.sh"),
        "npm run: a signal npm receives forwarded to its child, the script",
        "node and npm",
        {debian("npm", "npm")}},
       {"execa",
        true,
-       node_script("execa", "supervise.mjs"),
+       f.node_script("execa", "supervise.mjs"),
        "execa 9: subprocess.kill() with forceKillAfterDelay, to the direct child only",
        "node 18.19 or later",
-       {kNode, npm_package("execa")}},
+       {kNode, f.npm_package("execa")}},
       {"concurrently",
        true,
-       node_script("concurrently", "supervise.js"),
+       f.node_script("concurrently", "supervise.js"),
        "concurrently 9: the signal it receives passed to each command's tree with tree-kill",
        "node 18 and procps's ps",
-       {kNode, npm_package("concurrently")}},
+       {kNode, f.npm_package("concurrently")}},
       {"python-killpg",
        true,
-       "python3 " + helper("popen_killpg.py"),
+       "python3 " + f.helper("popen_killpg.py"),
        "Popen(start_new_session=True), os.killpg SIGTERM, wait(timeout), os.killpg SIGKILL",
        kNothing,
        {kPython}},
       {"direct-child",
        true,
-       "node " + helper("direct-child.js"),
+       "node " + f.helper("direct-child.js"),
        "baseline: the direct child only, SIGTERM then SIGKILL after the grace (child.kill(), "
        "Go's Process.Kill, node --watch)",
        kNothing,
@@ -178,8 +179,8 @@ std::vector<Preset> managers() {
 }
 
 // Kill commands an orchestrator runs at kill time with the agent's ids.
-std::vector<Preset> commands() {
-  const std::string tree_kill = node_script("tree-kill", "kill.js");
+std::vector<Preset> commands(const Fixtures& f) {
+  const std::string tree_kill = f.node_script("tree-kill", "kill.js");
   return {
       {"tree-kill",
        false,
@@ -187,17 +188,17 @@ std::vector<Preset> commands() {
            " {pid} SIGKILL 2>/dev/null || true",
        "tree-kill: ps --ppid walk from the pid, SIGTERM, grace, the same with SIGKILL",
        "node and procps's ps",
-       {kNode, npm_package("tree-kill")}},
+       {kNode, f.npm_package("tree-kill")}},
       {"terminate",
        false,
-       node_script("terminate", "kill.js") + " {pid}",
+       f.node_script("terminate", "kill.js") + " {pid}",
        "terminate: ps-tree (ps -A) lists the tree under the pid, SIGKILL to each, polled until "
        "gone",
        "node and a ps that takes -A -o",
-       {kNode, npm_package("terminate")}},
+       {kNode, f.npm_package("terminate")}},
       {"psutil",
        false,
-       "python3 " + helper("psutil_tree.py") + " {pid} {grace_s}",
+       "python3 " + f.helper("psutil_tree.py") + " {pid} {grace_s}",
        "psutil's recipe: children(recursive=True), terminate(), wait_procs(), kill() the rest",
        "python3 with psutil; reads /proc",
        {kPython, kPsutil}},
@@ -210,14 +211,14 @@ std::vector<Preset> commands() {
        {}},
       {"session-kill",
        false,
-       "sh " + helper("session-kill.sh") + " {sid} {grace_s}",
+       "sh " + f.helper("session-kill.sh") + " {sid} {grace_s}",
        "the equivalent of `pkill -s SID`, then `pkill -KILL -s SID` after the grace: every "
        "process of the agent's session, read from /proc, by pid",
        kNothing,
        {}},
       {"env-mark",
        false,
-       "sh " + helper("env-mark.sh") + " {worktree} {grace_s}",
+       "sh " + f.helper("env-mark.sh") + " {worktree} {grace_s}",
        "baseline: SIGTERM to every process whose environment carries the agent's mark, grace, "
        "SIGKILL (Jenkins' BUILD_ID)",
        "a readable /proc/<pid>/environ (the same user, or root)",
@@ -227,9 +228,10 @@ std::vector<Preset> commands() {
 
 }  // namespace
 
-std::vector<ReaperChoice> presets() {
+std::vector<ReaperChoice> presets(const Layout& layout) {
+  const Fixtures fixtures{layout.fixtures};
   std::vector<ReaperChoice> out;
-  for (const auto& group : {inits(), managers(), commands()}) {
+  for (const auto& group : {inits(), managers(fixtures), commands(fixtures)}) {
     for (const Preset& p : group) out.push_back(choice(p));
   }
   return out;

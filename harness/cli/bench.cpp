@@ -33,7 +33,10 @@ Command bench_command(CLI::App& app, const GlobalArgs& global) {
       ->type_name("N")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
-  return {cmd, [args, &global] { return run_bench(load_inputs(global), *args); }};
+  return {cmd, [args, &global] {
+            args->layout = global.layout;
+            return run_bench(load_inputs(global), *args);
+          }};
 }
 
 }  // namespace reapcheck

@@ -18,10 +18,10 @@ struct CleanArgs {
 };
 
 // One line per item, the run's own only with --run; past --max, how many more on stderr.
-int list(const CleanArgs& args) {
+int list(const CleanArgs& args, const std::filesystem::path& temp) {
   size_t listed = 0;
   size_t more = 0;
-  for (const HeldItem& held : list_leftovers()) {
+  for (const HeldItem& held : list_leftovers(temp)) {
     if (args.run != 0 && !held_by_run(held, args.run)) continue;
     if (listed == args.most) {
       ++more;
@@ -36,13 +36,13 @@ int list(const CleanArgs& args) {
 
 }  // namespace
 
-Command clean_command(CLI::App& app) {
+Command clean_command(CLI::App& app, const GlobalArgs& global) {
   auto args = std::make_shared<CleanArgs>();
   auto* cmd = app.add_subcommand(
       "clean",
       "Remove what runs left on the host and no live run holds: the scratch directories, cgroup "
       "areas, pids groups and tracing instances of runs that were killed, and the tracing "
-      "instances kept for reuse under REAPCHECK_KEEP_TRACE=1 (CTest's matrix tests). Every run "
+      "instances kept for reuse by runs with --keep-trace (CTest's matrix tests). Every run "
       "does the first part before its first case; only clean removes kept instances, which "
       "other runs on the host may share. CTest runs it after the matrix tests");
   cmd->add_flag("--list", args->list,
@@ -64,10 +64,11 @@ Command clean_command(CLI::App& app) {
       "4242\n    scratch 4242 alive /tmp/reapcheck-4242-Xy12Ab\n    cgroup 4242 alive "
       "/sys/fs/cgroup/user.slice/reapcheck-run-4242-Pq34Rs\n    tracing 4242 alive "
       "tracefs:instances/reapcheck-4242");
-  return {cmd, [args] {
-            if (args->list) return list(*args);
+  return {cmd, [args, &global] {
+            if (args->list) return list(*args, global.layout.temp);
             if (args->run != 0) throw UsageError("--run PID lists one run's: it needs --list");
-            const Leftovers removed = reclaim_leftovers(Reclaim::and_kept_traces);
+            const Leftovers removed =
+                reclaim_leftovers(Reclaim::and_kept_traces, global.layout.temp);
             fmt::print("reapcheck: removed {}\n", removed.describe());
             return 0;
           }};

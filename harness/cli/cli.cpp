@@ -7,10 +7,10 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/did_you_mean.h"
+#include "harness/cli/environment.h"
 #include "harness/model/toml_reader.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"
-#include "harness/support/paths.h"
 #include "harness/support/version.h"
 #include "reports/file_output.h"
 
@@ -154,14 +154,15 @@ int run_cli(int argc, char** argv) {
       "differs or repeats disagree; 2 usage or configuration error; 130 interrupted."};
   app.require_subcommand(1);
   app.fallthrough();
-  GlobalArgs global{default_scenarios_dir().string()};
+  GlobalArgs global{layout_from_environment()};
+  global.scenario_dir = global.layout.scenarios.string();
   add_global_options(app, global);
   const std::vector<Command> commands = {list_command(app, global),
                                          run_command(app, global),
                                          reproduce_command(app, global),
                                          report_command(app, global),
                                          bench_command(app, global),
-                                         clean_command(app),
+                                         clean_command(app, global),
                                          help_command(app)};
   try {
     check_command(app, argc, argv);

@@ -10,6 +10,6 @@ Command run_command(CLI::App& app, const GlobalArgs& global);
 Command reproduce_command(CLI::App& app, const GlobalArgs& global);
 Command report_command(CLI::App& app, const GlobalArgs& global);
 Command bench_command(CLI::App& app, const GlobalArgs& global);
-Command clean_command(CLI::App& app);
+Command clean_command(CLI::App& app, const GlobalArgs& global);
 
 }  // namespace reapcheck

@@ -14,9 +14,9 @@
 
 #include "harness/catalog/catalog.h"
 #include "harness/cli/did_you_mean.h"
+#include "harness/cli/environment.h"
 #include "harness/engine/case.h"
 #include "harness/model/toml_reader.h"
-#include "harness/support/paths.h"
 #include "harness/support/version.h"
 
 namespace reapcheck {
@@ -35,7 +35,7 @@ std::string reaper_id_from(const std::string& arg) {
 // a plain word (no quote, no variable, no assignment: what a shell would take at face value), is
 // a path that is no executable file, or a name neither in PATH nor one of sh's own commands.
 // Refused once, before the first case, rather than a reaper-error in every case.
-std::string unstartable_command(const std::string& id) {
+std::string unstartable_command(const std::string& id, const Layout& layout) {
   const auto colon = id.find(':');
   const std::string kind = id.substr(0, colon);
   if (colon == std::string::npos || (kind != "exec" && kind != "supervise")) return {};
@@ -50,7 +50,7 @@ std::string unstartable_command(const std::string& id) {
       "read", "wait", "trap",  "set",   "cd",   "command", "eval", ".",    ":",
       "if",   "for",  "while", "until", "case", "!",       "time", "env"};
   if (program.find('/') == std::string::npos) {
-    if (sh_own.count(program) != 0 || !find_in_path(program).empty()) return {};
+    if (sh_own.count(program) != 0 || !layout.find_program(program).empty()) return {};
     return fmt::format("'{}' is not a program found in PATH", program);
   }
   if (::access(program.c_str(), X_OK) == 0 && !std::filesystem::is_directory(program)) return {};
@@ -61,7 +61,7 @@ std::string unstartable_command(const std::string& id) {
 
 ScenarioSet load_inputs(const GlobalArgs& global) {
   std::vector<std::string> reapers;
-  for (const auto& r : reaper_catalog()) reapers.push_back(r.id);
+  for (const auto& r : reaper_catalog(global.layout)) reapers.push_back(r.id);
   return load_scenario_set(global.scenario_dir, reapers);
 }
 
@@ -98,7 +98,8 @@ std::vector<Scenario> select_scenarios(const ScenarioSet& set,
   return out;
 }
 
-std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, bool presets) {
+std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, bool presets,
+                                        const Layout& layout) {
   std::vector<std::string> out;
   out.reserve(wanted.size());
   for (const auto& w : wanted) out.push_back(reaper_id_from(w));
@@ -107,12 +108,12 @@ std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, 
     for (auto& id : reaper_ids(ReaperChoice::Origin::preset)) out.push_back(std::move(id));
   }
   for (const auto& id : out) {
-    if (std::string why = unstartable_command(id); !why.empty()) {
+    if (std::string why = unstartable_command(id, layout); !why.empty()) {
       throw UsageError(fmt::format("--reaper {}: {}; nothing was run", id, why));
     }
-    if (!resolve_reaper(id)) {
+    if (!known_reaper(id)) {
       std::vector<std::string> ids;
-      for (const auto& r : reaper_catalog()) ids.push_back(r.id);
+      for (const auto& r : reaper_catalog(layout)) ids.push_back(r.id);
       throw UsageError(fmt::format("unknown reaper '{}'{} (valid: {})", id, did_you_mean(id, ids),
                                    valid_reaper_ids()));
     }
@@ -122,24 +123,19 @@ std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, 
 
 bool use_colour(const GlobalArgs& global) {
   if (global.color != "auto") return global.color == "always";
-  auto set = [](const char* var) {
-    const char* v = std::getenv(var);
-    return v != nullptr && *v != '\0';
-  };
-  if (set("NO_COLOR")) return false;
-  if (set("FORCE_COLOR")) return std::string_view(std::getenv("FORCE_COLOR")) != "0";
+  if (const std::optional<bool> asked = colour_from_environment()) return *asked;
   return ::isatty(STDOUT_FILENO) != 0;
 }
 
-std::vector<CatalogueEntry> catalogue_entries() {
+std::vector<CatalogueEntry> catalogue_entries(const Layout& layout) {
   std::vector<CatalogueEntry> out;
-  for (const auto& r : reaper_catalog()) out.push_back({r.id, r.technique});
+  for (const auto& r : reaper_catalog(layout)) out.push_back({r.id, r.technique});
   return out;
 }
 
 std::map<std::string, ScenarioNotes> notes_for(const std::vector<Scenario>& scenarios,
-                                               const ExpectationBook& book) {
-  const auto catalogue = catalogue_entries();
+                                               const ExpectationBook& book, const Layout& layout) {
+  const auto catalogue = catalogue_entries(layout);
   std::map<std::string, ScenarioNotes> out;
   for (const auto& s : scenarios) out[s.id] = scenario_notes(s, book, catalogue);
   return out;
@@ -166,6 +162,22 @@ int default_jobs() {
 void Timing::apply_to(CaseOptions& options) const {
   options.grace = std::chrono::milliseconds(grace_ms);
   options.settle = std::chrono::milliseconds(settle_ms);
+}
+
+CaseOptions CaseBase::options(const GlobalArgs& global) const {
+  CaseOptions options;
+  options.layout = global.layout;
+  options.agent_path = global.layout.search_path;
+  options.keep_trace = keep_trace;
+  return options;
+}
+
+void add_keep_trace_option(CLI::App* cmd, CaseBase& base) {
+  cmd->add_flag("--keep-trace", base.keep_trace,
+                "Take the kernel signal trace's tracing instance another reapcheck process left, "
+                "and leave it for the next, rather than make and remove one (a quarter of a "
+                "second each): for many short runs in a row, such as CTest's matrix tests. "
+                "`reapcheck clean` removes the kept ones");
 }
 
 void add_timing_options(CLI::App* cmd, Timing& timing) {

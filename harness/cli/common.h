@@ -13,6 +13,7 @@
 #include "harness/model/notes.h"
 #include "harness/model/result.h"
 #include "harness/model/scenario_set.h"
+#include "harness/support/layout.h"
 
 namespace reapcheck {
 
@@ -26,6 +27,7 @@ class UsageError : public std::runtime_error {
 
 // Options every subcommand sees.
 struct GlobalArgs {
+  Layout layout;               // from the environment (environment.h)
   std::string scenario_dir;    // --scenarios DIR
   std::string color = "auto";  // --color auto|always|never
   // The words after `--` (reproduce -- CMD ARGS...), when `--` was given.
@@ -52,19 +54,21 @@ std::vector<Scenario> select_scenarios(const ScenarioSet& set,
 
 // The reapers named, checked (all built-ins when `wanted` is empty), then every preset when
 // `presets`. "@FILE" names a reaper written in FILE: ids such as exec:CMD may hold characters
-// that a build system or a shell would mangle on the way to the command line.
-std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, bool presets);
+// that a build system or a shell would mangle on the way to the command line. An exec:/supervise:
+// command's program is looked up in layout.search_path.
+std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, bool presets,
+                                        const Layout& layout);
 
 // Colour on stdout: --color always or never when given; else (auto) none when NO_COLOR is set
 // and not empty, colour when FORCE_COLOR is set and neither empty nor 0, else on a terminal.
 bool use_colour(const GlobalArgs& global);
 
 // The reapers of the catalogue (built-ins, then presets), as the reports may suggest them.
-std::vector<CatalogueEntry> catalogue_entries();
+std::vector<CatalogueEntry> catalogue_entries(const Layout& layout);
 
 // What the reports teach about each scenario of `scenarios`.
 std::map<std::string, ScenarioNotes> notes_for(const std::vector<Scenario>& scenarios,
-                                               const ExpectationBook& book);
+                                               const ExpectationBook& book, const Layout& layout);
 
 // This machine, this reapcheck and now, for a run's header; `options` as the run was made.
 RunInfo run_info(std::vector<std::pair<std::string, std::string>> options);
@@ -81,6 +85,18 @@ struct Timing {
 
 // --grace MS and --settle MS on `cmd`, checked, into `timing`.
 void add_timing_options(CLI::App* cmd, Timing& timing);
+
+// The options a command that runs cases starts from: the layout, and the PATH an observed agent
+// (a project's own command) runs with, the invoking user's; with --keep-trace (add_keep_trace),
+// the tracing instance kept for the next process.
+struct CaseBase {
+  bool keep_trace = false;  // --keep-trace
+
+  CaseOptions options(const GlobalArgs& global) const;
+};
+
+// --keep-trace on `cmd`, into `base`.
+void add_keep_trace_option(CLI::App* cmd, CaseBase& base);
 
 // One case per core: a case spends most of its time waiting on processes, but a wide tree or a
 // fork storm keeps a core busy, and the race scenarios need theirs to stay deterministic.

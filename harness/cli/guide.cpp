@@ -31,9 +31,9 @@ void spew(const std::filesystem::path& file, const std::string& text) {
   if (!out.flush()) throw UsageError("cannot write " + file.string());
 }
 
-std::vector<GuideReaper> guide_reapers() {
+std::vector<GuideReaper> guide_reapers(const std::vector<ReaperChoice>& catalog) {
   std::vector<GuideReaper> out;
-  for (const ReaperChoice& r : reaper_catalog()) {
+  for (const ReaperChoice& r : catalog) {
     std::vector<std::string> needs;
     for (const Need& n : r.needs) needs.push_back(n.what);
     out.push_back({r.id, r.origin == ReaperChoice::Origin::builtin, r.supervises, r.technique,
@@ -44,10 +44,10 @@ std::vector<GuideReaper> guide_reapers() {
 
 // (scenario, reaper) → why that kind of reaper cannot do what the scenario asks.
 std::map<std::pair<std::string, std::string>, std::string> inapplicable_cells(
-    const ScenarioSet& set) {
+    const ScenarioSet& set, const std::vector<ReaperChoice>& catalog) {
   std::map<std::pair<std::string, std::string>, std::string> out;
   for (const Scenario& s : set.scenarios) {
-    for (const ReaperChoice& r : reaper_catalog()) {
+    for (const ReaperChoice& r : catalog) {
       if (std::string why = inapplicable(s, r); !why.empty()) out[{s.id, r.id}] = why;
     }
   }
@@ -99,7 +99,9 @@ int reapers_guide(const GlobalArgs& global, const GuideArgs& args) {
   if (!args.check.empty() && !args.write.empty()) throw UsageError("--check or --write, not both");
   const ScenarioSet set = load_inputs(global);
   const std::filesystem::path dir = args.data;
-  const Guide guide(guide_reapers(), set.ids(), set.expectations, inapplicable_cells(set),
+  const std::vector<ReaperChoice> catalog = reaper_catalog(global.layout);
+  const Guide guide(guide_reapers(catalog), set.ids(), set.expectations,
+                    inapplicable_cells(set, catalog),
                     parse_guide_run(slurp(dir / "presets-run.json")),
                     parse_guide_bench(slurp(dir / "bench.json")));
   const std::string text = reapers_guide_markdown(guide);

@@ -32,12 +32,13 @@ nlohmann::json commands_json(const CLI::App& app) {
   return j;
 }
 
-nlohmann::json list_json(const ScenarioSet& set, const CLI::App& app) {
+nlohmann::json list_json(const ScenarioSet& set, const std::vector<ReaperChoice>& catalog,
+                         const CLI::App& app) {
   nlohmann::json j;
   j["cli"] = commands_json(app);
   j["reapers"] = nlohmann::json::array();
   j["presets"] = nlohmann::json::array();
-  for (const auto& r : reaper_catalog()) {
+  for (const auto& r : catalog) {
     nlohmann::json needs = nlohmann::json::array();
     for (const Need& n : r.needs) needs.push_back(n.what);
     nlohmann::json entry = {{"id", r.id},
@@ -51,7 +52,7 @@ nlohmann::json list_json(const ScenarioSet& set, const CLI::App& app) {
   for (const auto& s : set.scenarios) {
     nlohmann::json known = nlohmann::json::object();
     nlohmann::json skip = nlohmann::json::object();
-    for (const auto& r : reaper_catalog()) {
+    for (const auto& r : catalog) {
       if (const Expectation e = set.expectations.expected(s.id, r.id); is_weakness(e.verdict)) {
         known[r.id] = {{"verdict", to_string(e.verdict)},
                        {"also", verdict_names(e.also)},
@@ -74,13 +75,13 @@ nlohmann::json list_json(const ScenarioSet& set, const CLI::App& app) {
   return j;
 }
 
-void print_list(const ScenarioSet& set) {
+void print_list(const ScenarioSet& set, const std::vector<ReaperChoice>& catalog) {
   fmt::print("Reapers (built in):\n");
-  for (const auto& r : reaper_catalog()) {
+  for (const auto& r : catalog) {
     if (r.origin == ReaperChoice::Origin::builtin) fmt::print("  {:<12} {}\n", r.id, r.technique);
   }
   fmt::print("\nPresets (--presets, or --reaper ID):\n");
-  for (const auto& r : reaper_catalog()) {
+  for (const auto& r : catalog) {
     if (r.origin == ReaperChoice::Origin::preset) fmt::print("  {:<12} {}\n", r.id, r.technique);
   }
   fmt::print(
@@ -90,7 +91,7 @@ void print_list(const ScenarioSet& set) {
   fmt::print("\nScenarios:\n");
   for (const auto& s : set.scenarios) {
     fmt::print("  {:<16} {} [{}]\n", s.id, s.description, fmt::join(s.tags, ", "));
-    for (const auto& r : reaper_catalog()) {
+    for (const auto& r : catalog) {
       if (const Expectation e = set.expectations.expected(s.id, r.id); is_weakness(e.verdict)) {
         fmt::print("  {:<16}   known: {} → {}: {}\n", "", r.id, expected_text(e.verdict, e.also),
                    e.reason);
@@ -111,10 +112,11 @@ Command list_command(CLI::App& app, const GlobalArgs& global) {
   return {cmd, [json, &global, &app] {
             const ScenarioSet set = load_inputs(global);
             note_broken(set);
+            const std::vector<ReaperChoice> catalog = reaper_catalog(global.layout);
             if (*json) {
-              fmt::print("{}\n", json_text(list_json(set, app), 2));
+              fmt::print("{}\n", json_text(list_json(set, catalog, app), 2));
             } else {
-              print_list(set);
+              print_list(set, catalog);
             }
             return 0;
           }};

@@ -35,6 +35,7 @@ struct ReproduceArgs {
   bool no_sandbox = false;
   bool keep = false;
   Timing timing;  // --grace, --settle
+  CaseBase base;  // --keep-trace
 };
 
 void announce_host_run(const Scenario& scenario, const std::string& reaper,
@@ -70,10 +71,8 @@ void print_outcome(const CaseResult& c, const ScenarioNotes& notes, const Reprod
 }
 
 // --keep: a scratch directory that outlives the reproduction, for its worktree.
-std::filesystem::path kept_scratch() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string dir =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/reapcheck-reproduce-XXXXXX";
+std::filesystem::path kept_scratch(const Layout& layout) {
+  std::string dir = (layout.temp / "reapcheck-reproduce-XXXXXX").string();
   if (::mkdtemp(dir.data()) == nullptr) {
     throw UsageError(fmt::format("--keep: cannot create {}: {}", dir, std::strerror(errno)));
   }
@@ -124,12 +123,13 @@ int reproduce_command_of_yours(const GlobalArgs& global, const ReproduceArgs& ar
     throw UsageError(fmt::format("--dir {}: not a directory", args.dir));
   }
   const Scenario scenario = command_scenario(*global.command, dir, args.ready);
-  if (std::string why = unrunnable(*scenario.agent); !why.empty()) throw UsageError(why);
-  const std::vector<std::string> reapers = select_reapers(args.reapers, false);
-  CaseOptions options;
+  if (std::string why = unrunnable(*scenario.agent, global.layout); !why.empty()) {
+    throw UsageError(why);
+  }
+  const std::vector<std::string> reapers = select_reapers(args.reapers, false, global.layout);
+  CaseOptions options = args.base.options(global);
   args.timing.apply_to(options);
   if (args.ready_timeout_ms > 0) options.ready = std::chrono::milliseconds(args.ready_timeout_ms);
-  if (const char* path = std::getenv("PATH")) options.agent_path = path;
   watch_interrupts();
   // The command as the reports show it: printable, and cut to a line.
   fmt::print(
@@ -149,7 +149,7 @@ int reproduce_command_of_yours(const GlobalArgs& global, const ReproduceArgs& ar
       });
   // The built-in scenarios' expectations rank what passed here: the reaper with the fewest
   // declared weaknesses anywhere is the one to copy.
-  fmt::print("{}", reproduce_summary(results, most_robust_first(catalogue_entries(),
+  fmt::print("{}", reproduce_summary(results, most_robust_first(catalogue_entries(global.layout),
                                                                 load_inputs(global).expectations)));
   fmt::print("\nEvery sandbox has ended: nothing above is still running, and {} is as it was.\n",
              dir.string());
@@ -184,13 +184,17 @@ int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
   if (args.reapers.size() > 1 && args.no_sandbox) {
     throw UsageError("--no-sandbox reproduces a scenario with one --reaper");
   }
-  const std::vector<std::string> reapers = select_reapers(
-      args.reapers.empty() ? std::vector<std::string>{"pgroup"} : args.reapers, false);
+  const std::vector<std::string> reapers =
+      select_reapers(args.reapers.empty() ? std::vector<std::string>{"pgroup"} : args.reapers,
+                     false, global.layout);
   const std::string& reaper = reapers.front();
-  if (auto missing = missing_interpreters(scenarios); !missing.empty()) throw UsageError(missing);
-  CaseOptions options;
+  if (auto missing = missing_interpreters(scenarios, global.layout); !missing.empty()) {
+    throw UsageError(missing);
+  }
+  CaseOptions options = args.base.options(global);
   args.timing.apply_to(options);
-  const ScenarioNotes notes = notes_for({scenario}, set.expectations).at(scenario.id);
+  const ScenarioNotes notes =
+      notes_for({scenario}, set.expectations, global.layout).at(scenario.id);
   if (reapers.size() > 1) {
     watch_interrupts();
     fmt::print("Reproducing {} with {} reapers, each in a sandbox of its own...\n", scenario.id,
@@ -200,8 +204,8 @@ int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
           fmt::print("{}", reproduce_report(c, &notes));
           std::fflush(stdout);
         });
-    fmt::print(
-        "{}", reproduce_summary(results, most_robust_first(catalogue_entries(), set.expectations)));
+    fmt::print("{}", reproduce_summary(results, most_robust_first(catalogue_entries(global.layout),
+                                                                  set.expectations)));
     return std::all_of(results.begin(), results.end(),
                        [](const CaseResult& c) { return c.as_expected(); })
                ? kExitOk
@@ -215,7 +219,8 @@ int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
       throw UsageError("--no-sandbox: " + refusal);
     }
     announce_host_run(scenario, reaper, args);
-    options.on_host = HostRun{args.keep, args.keep ? kept_scratch() : std::filesystem::path()};
+    options.on_host =
+        HostRun{args.keep, args.keep ? kept_scratch(global.layout) : std::filesystem::path()};
   }
   watch_interrupts();
   fmt::print("Reproducing {} with {} ({})...\n", scenario.id, reaper,
@@ -281,6 +286,7 @@ Command reproduce_command(CLI::App& app, const GlobalArgs& global) {
                 "With --no-sandbox: leave the survivors running, and keep the worktree they run "
                 "in");
   add_timing_options(cmd, args->timing);
+  add_keep_trace_option(cmd, args->base);
   return {cmd, [args, &global] { return reproduce(global, *args); }};
 }
 

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/journal.h"
@@ -26,6 +25,7 @@ struct RunArgs {
   OutputFiles outputs;  // --json, --junit, --out
   std::string shard;
   Timing timing;  // --grace, --settle
+  CaseBase base;  // --keep-trace
   int repeat = 1;
   int jobs = default_jobs();
   int skip_exit_code = 0;
@@ -61,8 +61,8 @@ MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
   const ScenarioSet set = load_inputs(global);
   MatrixPlan plan;
   plan.scenarios = select_scenarios(set, args.scenarios);
-  plan.reapers = select_reapers(args.reapers, args.presets);
-  if (auto missing = missing_interpreters(plan.scenarios); !missing.empty()) {
+  plan.reapers = select_reapers(args.reapers, args.presets, global.layout);
+  if (auto missing = missing_interpreters(plan.scenarios, global.layout); !missing.empty()) {
     throw UsageError(missing);
   }
   plan.expectations = set.expectations;
@@ -70,10 +70,10 @@ MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
   plan.repeat = args.repeat;
   plan.jobs = args.jobs;
   plan.shard = shard_of(args);
+  // A scenario's own command (an [agent] with dir) runs with the PATH it runs with for you.
+  plan.options = args.base.options(global);
   args.timing.apply_to(plan.options);
   plan.options.ledger = !args.no_ledger;
-  // A scenario's own command (an [agent] with dir) runs with the PATH it runs with for you.
-  if (const char* path = std::getenv("PATH")) plan.options.agent_path = path;
   return plan;
 }
 
@@ -108,7 +108,7 @@ int run(const GlobalArgs& global, const RunArgs& args) {
   watch_interrupts();
   RunResult run;
   run.info = info_of(plan, args);
-  run.scenarios = notes_for(plan.scenarios, plan.expectations);
+  run.scenarios = notes_for(plan.scenarios, plan.expectations, global.layout);
   // Every finished case reaches the disk before the next is reported: a run killed outright
   // loses none of them (reapcheck report --recover DIR).
   Journal journal(args.outputs.out_dir, run);
@@ -171,6 +171,7 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
                   "--merge` joins the slices' results.json")
       ->type_name("K/N");
   add_timing_options(cmd, args->timing);
+  add_keep_trace_option(cmd, args->base);
   cmd->add_option("--repeat", args->repeat,
                   "Run each case N times and flag any whose verdicts differ")
       ->type_name("N")

@@ -20,7 +20,6 @@
 #include "harness/engine/readiness.h"
 #include "harness/sandbox/init_reaping.h"
 #include "harness/sandbox/pid_placement.h"
-#include "harness/support/paths.h"
 #include "reaper/os/backoff.h"
 #include "reaper/os/cgroup_fs.h"
 #include "reaper/os/clone.h"
@@ -33,10 +32,10 @@
 
 namespace reapcheck {
 
-Bystanders::Bystanders(const std::filesystem::path& scratch, Census& census,
+Bystanders::Bystanders(std::string helper, const std::filesystem::path& scratch, Census& census,
                        const std::filesystem::path& sockets)
     : census_(census),
-      helper_(helper_path("reapcheck-bystander")),
+      helper_(std::move(helper)),
       log_(scratch / "bystander-signals.log"),
       ready_(((sockets.empty() ? scratch : sockets) / "bystanders.sock").string()) {
   std::ofstream(log_).close();

@@ -23,9 +23,10 @@ class Bystanders {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Each bystander is registered with `census` as it starts or announces itself.
-  // Its files go in `scratch`, its readiness socket in `sockets` (scratch by default).
-  Bystanders(const std::filesystem::path& scratch, Census& census,
+  // Each bystander is `helper` (reapcheck-bystander's path), registered with `census` as it
+  // starts or announces itself. Its files go in `scratch`, its readiness socket in `sockets`
+  // (scratch by default).
+  Bystanders(std::string helper, const std::filesystem::path& scratch, Census& census,
              const std::filesystem::path& sockets = {});
   ~Bystanders();  // SIGKILLs every bystander through its pidfd
   Bystanders(const Bystanders&) = delete;

@@ -9,6 +9,7 @@
 #include "harness/model/expectations.h"
 #include "harness/model/result.h"
 #include "harness/model/scenario.h"
+#include "harness/support/layout.h"
 
 namespace reapcheck {
 
@@ -49,6 +50,11 @@ struct CaseOptions {
   // The PATH an observed agent (a project's own command) runs with: the invoking user's, so that
   // the command runs as it does for them; empty: the case's standard PATH.
   std::string agent_path;
+  // Where reapcheck's files, the host's programs and the scratch space are; the CLI's, from its
+  // environment (default: the running binary's, nothing overridden).
+  Layout layout = Layout::of_running_binary();
+  // Take and leave a kept tracing instance (run --keep-trace; kernel_signal_trace.h).
+  bool keep_trace = false;
 };
 
 // How long past the grace period the reaper may take on a tree of `members` before the case

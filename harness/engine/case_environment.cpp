@@ -6,8 +6,6 @@
 #include <set>
 #include <stdexcept>
 
-#include "harness/support/paths.h"
-
 namespace reapcheck {
 namespace {
 
@@ -30,7 +28,7 @@ void link_programs(const std::vector<fs::path>& dirs, const fs::path& into,
 
 }  // namespace
 
-std::string case_path(CaseSetup::Path path, const fs::path& scratch) {
+std::string case_path(CaseSetup::Path path, const fs::path& scratch, const Layout& layout) {
   switch (path) {
     case CaseSetup::Path::without_ps: {
       const fs::path dir = scratch / "path-without-ps";
@@ -40,7 +38,7 @@ std::string case_path(CaseSetup::Path path, const fs::path& scratch) {
     case CaseSetup::Path::busybox_ps: {
       const fs::path dir = scratch / "path-busybox-ps";
       fs::create_directories(dir);
-      fs::create_symlink(find_in_path("busybox"), dir / "ps");
+      fs::create_symlink(layout.find_program("busybox"), dir / "ps");
       return dir.string() + ":" + kStandardPath;
     }
     case CaseSetup::Path::standard:
@@ -49,8 +47,8 @@ std::string case_path(CaseSetup::Path path, const fs::path& scratch) {
   return kStandardPath;
 }
 
-std::string missing_environment(const CaseSetup& setup) {
-  if (setup.path == CaseSetup::Path::busybox_ps && find_in_path("busybox").empty()) {
+std::string missing_environment(const CaseSetup& setup, const Layout& layout) {
+  if (setup.path == CaseSetup::Path::busybox_ps && layout.find_program("busybox").empty()) {
     return "busybox is not installed (Debian package busybox; scripts/setup.sh installs it)";
   }
   return {};

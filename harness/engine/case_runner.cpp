@@ -23,7 +23,6 @@
 #include "harness/sandbox/case_cgroup.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/support/interrupt.h"
-#include "harness/support/paths.h"
 #include "reaper/os/cgroup_fs.h"
 
 namespace reapcheck {
@@ -36,8 +35,8 @@ constexpr int kRaceAttempts = 3;
 
 // What killed runs left behind, and tracing instances kept for reuse that no run holds. Once
 // per process, before its first case.
-void reclaim_before_first_case() {
-  if (const Leftovers removed = reclaim_leftovers(Reclaim::dead_runs); removed.total() > 0) {
+void reclaim_before_first_case(const std::filesystem::path& temp) {
+  if (const Leftovers removed = reclaim_leftovers(Reclaim::dead_runs, temp); removed.total() > 0) {
     fmt::print(stderr, "reapcheck: removed what earlier runs left and no run holds: {}\n",
                removed.describe());
   }
@@ -96,10 +95,11 @@ SandboxOptions sandbox_options(const CaseOptions& options, const std::filesystem
                                std::vector<std::filesystem::path> projects) {
   return {deadline,
           scratch,
-          harness_paths(),
-          shared_paths(),
+          options.layout.harness_paths(),
+          options.layout.shared,
           options.cgroup_parent,
           options.ledger,
+          options.keep_trace,
           std::move(projects)};
 }
 
@@ -136,7 +136,7 @@ using Observe =
 CaseObservation observe_sandboxed(const CaseJob& job, const ReaperChoice& reaper,
                                   const CaseOptions& options) {
   const auto started = Clock::now();
-  ScratchDir scratch;
+  ScratchDir scratch(options.layout.temp);
   const Scenario& scenario = *job.scenario;
   const SandboxOutcome outcome =
       run_in_sandbox([&] { return observe_inside(0, scenario, reaper, options, scratch.path()); },
@@ -151,7 +151,7 @@ CaseObservation attempt(const Scenario& scenario, const ReaperChoice& reaper,
     if (options.on_host) {
       const std::filesystem::path& kept = options.on_host->scratch;
       if (!kept.empty()) return observe_case(scenario, reaper, options, kept);
-      ScratchDir scratch;
+      ScratchDir scratch(options.layout.temp);
       return observe_case(scenario, reaper, options, scratch.path());
     }
     return observe(scenario, reaper, options);
@@ -165,12 +165,13 @@ CaseObservation attempt(const Scenario& scenario, const ReaperChoice& reaper,
 // Why this machine cannot run the case, or empty.
 std::string unsupported_here(const Scenario& scenario, const ReaperChoice& reaper,
                              const CaseOptions& options) {
-  if (std::string missing = missing_need(reaper.needs); !missing.empty()) return missing;
+  if (std::string missing = missing_need(reaper.needs, options.layout); !missing.empty())
+    return missing;
   if (scenario.uses_cgroups() && options.cgroup_parent.empty()) {
     return "its members move into cgroups of their own, and this machine has no writable cgroup "
            "v2 hierarchy to hold them";
   }
-  return missing_environment(scenario.setup);
+  return missing_environment(scenario.setup, options.layout);
 }
 
 // What stops the case before it starts, if anything.
@@ -236,8 +237,8 @@ namespace {
 CaseObservation run_job(const CaseJob& job, const CaseOptions& options, const Observe& observe) {
   const auto started = Clock::now();
   static std::once_flag reclaimed;
-  std::call_once(reclaimed, reclaim_before_first_case);
-  const std::optional<ReaperChoice> reaper = resolve_reaper(job.reaper);
+  std::call_once(reclaimed, reclaim_before_first_case, options.layout.temp);
+  const std::optional<ReaperChoice> reaper = resolve_reaper(job.reaper, options.layout);
   CaseObservation observed;
   if (auto stop = precondition(job, reaper, options)) {
     observed = std::move(*stop);
@@ -261,6 +262,7 @@ CaseResult run_case(const CaseJob& job, const CaseOptions& options) {
 }
 
 struct CaseSeries::Ahead {
+  explicit Ahead(const std::filesystem::path& temp) : scratch(temp) {}
   ScratchDir scratch;
   std::optional<Sandbox> sandbox;
 };
@@ -278,7 +280,7 @@ CaseObservation CaseSeries::run(size_t index, bool last) {
 }
 
 std::unique_ptr<CaseSeries::Ahead> CaseSeries::make_ahead(Sandbox* running) const {
-  auto ahead = std::make_unique<Ahead>();
+  auto ahead = std::make_unique<Ahead>(options_.layout.temp);
   const std::filesystem::path scratch = ahead->scratch.path();
   // Runs in PID 1, forked now: it finds its job in `jobs_`, which the series keeps unchanged,
   // and its options as run_job() makes them from the series' own.
@@ -286,7 +288,7 @@ std::unique_ptr<CaseSeries::Ahead> CaseSeries::make_ahead(Sandbox* running) cons
       [jobs = jobs_, options = options_, scratch](const std::string& request) {
         const size_t index = std::stoul(request);
         const CaseJob& job = jobs[index];
-        const ReaperChoice reaper = *resolve_reaper(job.reaper);
+        const ReaperChoice reaper = *resolve_reaper(job.reaper, options.layout);
         return observe_inside(index, *job.scenario, reaper, with_reapers_grace(options, reaper),
                               scratch);
       },
@@ -326,7 +328,7 @@ std::string host_run_refusal(const Scenario& scenario, std::string_view reaper_i
     return "a project's own command runs only in the sandbox, where its folder is copy-on-write "
            "and its processes are told from yours";
   }
-  const auto reaper = resolve_reaper(reaper_id);
+  const auto reaper = resolve_reaper(reaper_id, Layout{});  // its origin only
   if (reaper && reaper->origin == ReaperChoice::Origin::command) {
     return "an external reaper (" + std::string(reaper_id) + ") runs only inside the sandbox";
   }

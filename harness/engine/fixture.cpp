@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <fstream>
 
-#include "harness/support/paths.h"
 #include "reaper/os/sys_error.h"
 
 namespace reapcheck {
@@ -84,7 +83,7 @@ std::string program_of(const Scenario& s) {
 
 // Writes `tree`'s spec under `worktree` and returns the argv that builds it with `fixture`.
 std::vector<std::string> tree_command(const TreeNode& tree, Fixture fixture,
-                                      const std::filesystem::path& worktree,
+                                      const std::filesystem::path& worktree, const Layout& layout,
                                       const std::string& inside_kill = {}) {
   std::filesystem::create_directories(worktree / ".reapcheck");
   const auto spec_path = worktree / ".reapcheck" / "spec.json";
@@ -95,25 +94,26 @@ std::vector<std::string> tree_command(const TreeNode& tree, Fixture fixture,
   out.close();
   if (!out) reaper::throw_sys("write " + spec_path.string());
   if (fixture == Fixture::node) {
-    return {find_in_path("node"), (fixtures_dir() / "node" / "tree.js").string(),
+    return {layout.find_program("node"), (layout.fixtures / "node" / "tree.js").string(),
             spec_path.string()};
   }
-  return {find_in_path("perl"), (fixtures_dir() / "perl" / "tree.pl").string(), spec_path.string()};
+  return {layout.find_program("perl"), (layout.fixtures / "perl" / "tree.pl").string(),
+          spec_path.string()};
 }
 
 }  // namespace
 
 std::vector<std::string> prepare_fixture(const Scenario& scenario,
                                          const std::filesystem::path& worktree,
-                                         const std::string& inside_kill) {
+                                         const Layout& layout, const std::string& inside_kill) {
   if (scenario.agent) {
     // A project's own folder is shown to the case as it is (project_view.h).
     if (!scenario.agent->observed()) {
-      copy_package(fixtures_dir() / "node" / scenario.agent->package, worktree);
+      copy_package(layout.fixtures / "node" / scenario.agent->package, worktree);
     }
     return scenario.agent->command;
   }
-  return tree_command(scenario.tree, scenario.fixture, worktree, inside_kill);
+  return tree_command(scenario.tree, scenario.fixture, worktree, layout, inside_kill);
 }
 
 const std::vector<std::string>& sibling_roles() {
@@ -122,7 +122,8 @@ const std::vector<std::string>& sibling_roles() {
 }
 
 std::vector<std::string> prepare_sibling(const Scenario& scenario,
-                                         const std::filesystem::path& worktree) {
+                                         const std::filesystem::path& worktree,
+                                         const Layout& layout) {
   TreeNode sibling;
   sibling.role = sibling_roles()[0];
   sibling.children.emplace_back();
@@ -134,15 +135,16 @@ std::vector<std::string> prepare_sibling(const Scenario& scenario,
   // anything: its sibling is the perl tree, which needs nothing installed beyond the harness.
   const Fixture fixture =
       scenario.agent && !scenario.agent->observed() ? Fixture::node : scenario.fixture;
-  return tree_command(sibling, fixture, worktree);
+  return tree_command(sibling, fixture, worktree, layout);
 }
 
 // Why `program` (a command's first word) cannot be started from `dir`, or empty: a path is taken
 // from there, a name looked up in PATH, as a shell does.
-std::string not_startable(const std::string& program, const std::filesystem::path& dir) {
+std::string not_startable(const std::string& program, const std::filesystem::path& dir,
+                          const Layout& layout) {
   namespace fs = std::filesystem;
   if (program.find('/') == std::string::npos) {
-    if (!find_in_path(program).empty()) return {};
+    if (!layout.find_program(program).empty()) return {};
     if (fs::exists(dir / program)) {
       return "'" + program + "' is not a program found in PATH; to run the one in " + dir.string() +
              ", write ./" + program;
@@ -156,30 +158,30 @@ std::string not_startable(const std::string& program, const std::filesystem::pat
   return {};
 }
 
-std::string unrunnable(const CommandAgent& a) {
+std::string unrunnable(const CommandAgent& a, const Layout& layout) {
   if (!std::filesystem::is_directory(a.dir)) {
     return "the agent's folder " + a.dir.string() + " is not a directory";
   }
-  const auto temp = std::filesystem::weakly_canonical(std::filesystem::temp_directory_path());
+  const auto temp = std::filesystem::weakly_canonical(layout.temp);
   const auto [d, t] = std::mismatch(a.dir.begin(), a.dir.end(), temp.begin(), temp.end());
   if (d == a.dir.end()) {
     return "the agent's folder " + a.dir.string() + " holds " + temp.string() +
            ", where reapcheck keeps each case's scratch: give a folder of the project's own";
   }
-  return not_startable(a.command.front(), a.dir);
+  return not_startable(a.command.front(), a.dir, layout);
 }
 
-std::string missing_interpreters(const std::vector<Scenario>& scenarios) {
+std::string missing_interpreters(const std::vector<Scenario>& scenarios, const Layout& layout) {
   for (const auto& s : scenarios) {
     if (s.agent && s.agent->observed()) {
-      if (std::string why = unrunnable(*s.agent); !why.empty()) {
+      if (std::string why = unrunnable(*s.agent, layout); !why.empty()) {
         return "scenario '" + s.id + "': " + why;
       }
       continue;
     }
     if (s.agent) {
       // A package with dependencies needs them installed (scripts/setup.sh runs npm ci).
-      const auto dir = fixtures_dir() / "node" / s.agent->package;
+      const auto dir = layout.fixtures / "node" / s.agent->package;
       std::ifstream manifest(dir / "package.json");
       auto json = nlohmann::json::parse(manifest, nullptr, false);
       const bool has_deps = !json.is_discarded() &&
@@ -190,7 +192,7 @@ std::string missing_interpreters(const std::vector<Scenario>& scenarios) {
       }
     }
     const std::string program = program_of(s);
-    if (find_in_path(program).empty()) {
+    if (layout.find_program(program).empty()) {
       return program + " is not installed (needed by scenario '" + s.id +
              "'); install it (Debian: perl, nodejs npm), or run the other scenarios";
     }

@@ -17,21 +17,21 @@ std::string Leftovers::describe() const {
       traces, traces == 1 ? "" : "s");
 }
 
-Leftovers reclaim_leftovers(Reclaim what) {
+Leftovers reclaim_leftovers(Reclaim what, const std::filesystem::path& temp) {
   Leftovers removed;
-  removed.scratch = ScratchDir::reclaim_abandoned();
+  removed.scratch = ScratchDir::reclaim_abandoned(temp);
   removed.cgroups = CgroupArea::reclaim_abandoned();
   removed.pids = PidsGroup::reclaim_abandoned();
   removed.traces = KernelSignalTrace::reclaim_abandoned(what == Reclaim::and_kept_traces);
   return removed;
 }
 
-std::vector<HeldItem> list_leftovers() {
+std::vector<HeldItem> list_leftovers(const std::filesystem::path& temp) {
   std::vector<HeldItem> out;
   const auto add = [&](std::string_view kind, const std::vector<HostItem>& items) {
     for (const HostItem& item : items) out.push_back({std::string(kind), item});
   };
-  add("scratch", ScratchDir::list());
+  add("scratch", ScratchDir::list(temp));
   add("cgroup", CgroupArea::list());
   add("pids", PidsGroup::list());
   add("tracing", KernelSignalTrace::list());

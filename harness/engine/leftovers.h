@@ -3,6 +3,7 @@
 // removed once no live process holds it.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,7 @@
 namespace reapcheck {
 
 struct Leftovers {
-  int scratch = 0;  // scratch directories in TMPDIR
+  int scratch = 0;  // scratch directories in the temporary folder (Layout::temp)
   int cgroups = 0;  // cgroup areas
   int pids = 0;     // pids groups (cgroup v1)
   int traces = 0;   // tracing instances: dead runs', and kept ones no process uses
@@ -22,12 +23,12 @@ struct Leftovers {
 };
 
 // Which leftovers a caller may take: a run takes only what dead runs left; `clean` also the
-// tracing instances kept for reuse (REAPCHECK_KEEP_TRACE=1) that no process uses now, which other
+// tracing instances kept for reuse (run --keep-trace) that no process uses now, which other
 // runs on the host may be about to take again.
 enum class Reclaim { dead_runs, and_kept_traces };
 
-// Removes what no live run holds, and says what it removed.
-Leftovers reclaim_leftovers(Reclaim what);
+// Removes what no live run holds (scratch directories: those in `temp`), and says what it removed.
+Leftovers reclaim_leftovers(Reclaim what, const std::filesystem::path& temp);
 
 // One line of `reapcheck clean --list`: what it is ("scratch", "cgroup", "pids", "tracing") and
 // the item.
@@ -37,8 +38,9 @@ struct HeldItem {
 };
 
 // Everything reapcheck runs hold on the host now, held or left, where reclaim_leftovers looks and
-// by the same names: scratch directories, cgroup areas, pids groups, tracing instances.
-std::vector<HeldItem> list_leftovers();
+// by the same names: scratch directories (those in `temp`), cgroup areas, pids groups, tracing
+// instances.
+std::vector<HeldItem> list_leftovers(const std::filesystem::path& temp);
 
 // Whether `held` belongs to the run whose pid is `run`: named for it, or for a process below it
 // while that lives (a worker of its pool makes and holds what its cases use). Once the run is

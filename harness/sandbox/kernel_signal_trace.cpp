@@ -26,7 +26,6 @@ using reaper::UniqueFd;
 
 constexpr std::string_view kInstancePrefix = "reapcheck-";
 constexpr std::string_view kKeptPrefix = "reapcheck-kept-";
-constexpr const char* kKeepEnv = "REAPCHECK_KEEP_TRACE";
 // The initial PID namespace's inode number (PROC_PID_INIT_INO): the only one whose pids the
 // tracepoint reports.
 constexpr ino_t kInitPidNamespace = 0xEFFFFFFCU;
@@ -146,17 +145,12 @@ std::optional<std::pair<int, UniqueFd>> take_kept_slot() {
   return std::nullopt;
 }
 
-bool keeping() {
-  const char* keep = std::getenv(kKeepEnv);
-  return keep != nullptr && std::string_view(keep) == "1";
-}
-
 }  // namespace
 
 // This process's tracing instance, with signal:signal_generate and its stacks on, tracing what
 // the threads that clone sandboxes fork. Removed when the process ends its use (close_instance),
-// or by the next run when the process died first. Under REAPCHECK_KEEP_TRACE=1 it is a kept
-// one instead, left in place for the next process to take.
+// or by the next run when the process died first. Kept (--keep-trace), it is a kept one
+// instead, left in place for the next process to take.
 struct TraceInstance {
   pid_t owner = 0;
   std::string name;
@@ -179,11 +173,11 @@ struct TraceInstance {
              O_WRONLY | (stale ? O_TRUNC : O_APPEND));
   }
 
-  static TraceInstance open() {
+  static TraceInstance open(bool keep) {
     TraceInstance in;
     in.owner = ::getpid();
     in.name = fmt::format("{}{}", kInstancePrefix, in.owner);
-    if (keeping()) {
+    if (keep) {
       if (auto slot = take_kept_slot()) {
         in.name = fmt::format("{}{}", kKeptPrefix, slot->first);
         in.kept = std::move(slot->second);
@@ -307,7 +301,8 @@ std::vector<OurInstance> our_instances(int instances) {
   return out;
 }
 
-TraceInstance* instance(std::string& why_not) {
+// `keep`: take a kept instance rather than make one, when this process makes its first.
+TraceInstance* instance(std::string& why_not, bool keep) {
   InstanceSlot& s = slot();
   if (s.tried_by != ::getpid()) {  // first use in this process (a forked worker starts afresh)
     s.tried_by = ::getpid();
@@ -315,7 +310,7 @@ TraceInstance* instance(std::string& why_not) {
     s.why_not = why_untraceable();
     if (s.why_not.empty()) {
       try {
-        s.instance = TraceInstance::open();
+        s.instance = TraceInstance::open(keep);
       } catch (const std::exception& e) {
         s.why_not = e.what();
       }
@@ -407,13 +402,13 @@ std::variant<KernelSignalFeed, std::string> kernel_signal_feed() {
   return published();
 }
 
-std::variant<KernelSignalTrace, std::string> KernelSignalTrace::start(bool wanted) {
+std::variant<KernelSignalTrace, std::string> KernelSignalTrace::start(bool wanted, bool keep) {
   if (!wanted) {
     published() = std::string("the run records no signals");
     return std::get<std::string>(published());
   }
   std::string why_not;
-  TraceInstance* in = instance(why_not);
+  TraceInstance* in = instance(why_not, keep);
   if (in == nullptr) {
     published() = why_not;
     return why_not;

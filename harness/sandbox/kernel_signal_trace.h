@@ -14,8 +14,8 @@
 // it lacks this evidence.
 //
 // Making an instance costs about 50 ms and removing it about 200 (RCU grace periods, for the
-// filter, the trigger and each event), which a process running a few cases pays for each. With
-// REAPCHECK_KEEP_TRACE=1 (CTest's matrix tests, one process per scenario) a process takes a
+// filter, the trigger and each event), which a process running a few cases pays for each. Asked
+// to keep it (run --keep-trace: CTest's matrix tests, one process per scenario) a process takes a
 // free kept instance, reapcheck-kept-N, and leaves it for the next: nothing of the last user's
 // reaches a case, whose begin() drains the buffer, and the first thread it follows replaces the
 // last user's in set_event_pid. Any process that keeps none removes the kept ones no process
@@ -60,8 +60,9 @@ struct TraceInstance;  // the process's tracing instance
 class KernelSignalTrace {
  public:
   // Starts tracing for the next sandbox (its body inherits the feed), or says why it cannot
-  // (`wanted`: false when the run records no signals at all).
-  static std::variant<KernelSignalTrace, std::string> start(bool wanted);
+  // (`wanted`: false when the run records no signals at all). `keep`: the process's instance,
+  // when this makes it, is a kept one (taken from the last process, left for the next).
+  static std::variant<KernelSignalTrace, std::string> start(bool wanted, bool keep);
   ~KernelSignalTrace();
   KernelSignalTrace(KernelSignalTrace&&) noexcept;
   KernelSignalTrace& operator=(KernelSignalTrace&&) = delete;

@@ -188,7 +188,7 @@ Sandbox::Sandbox(const SandboxBody& body, const SandboxOptions& options, Sandbox
     p.pids.emplace(kCasePidsMax);
 
   // Before the clone: the body inherits the feed it reads.
-  p.trace.emplace(KernelSignalTrace::start(options.kernel_signals));
+  p.trace.emplace(KernelSignalTrace::start(options.kernel_signals, options.keep_trace));
 
   reaper::Pipe go = reaper::make_pipe();
   reaper::Pipe pid_one = reaper::make_pipe();
@@ -286,31 +286,26 @@ namespace {
 
 constexpr std::string_view kScratchPrefix = "reapcheck-";
 
-std::filesystem::path temp_dir() {
-  const char* tmp = std::getenv("TMPDIR");
-  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
-}
-
 }  // namespace
 
-ScratchDir::ScratchDir() : dir_(temp_dir(), kScratchPrefix) {}
+ScratchDir::ScratchDir(const std::filesystem::path& temp) : dir_(temp, kScratchPrefix) {}
 
 ScratchDir::~ScratchDir() {
   std::error_code ec;
   std::filesystem::remove_all(dir_.path(), ec);
 }
 
-int ScratchDir::reclaim_abandoned() {
+int ScratchDir::reclaim_abandoned(const std::filesystem::path& temp) {
   int removed = 0;
-  for (const OwnedDir& dir : OwnedDir::abandoned(temp_dir(), kScratchPrefix)) {
+  for (const OwnedDir& dir : OwnedDir::abandoned(temp, kScratchPrefix)) {
     std::error_code ec;
     removed += std::filesystem::remove_all(dir.path(), ec) > 0 ? 1 : 0;
   }
   return removed;
 }
 
-std::vector<HostItem> ScratchDir::list() {
-  return OwnedDir::list(temp_dir(), kScratchPrefix);
+std::vector<HostItem> ScratchDir::list(const std::filesystem::path& temp) {
+  return OwnedDir::list(temp, kScratchPrefix);
 }
 
 }  // namespace reapcheck

@@ -32,13 +32,15 @@ struct SandboxOptions {
   // Host paths the case reads (the build, the fixtures), kept visible read-only where a private
   // tmpfs would hide them (a checkout under /tmp).
   std::vector<std::filesystem::path> visible;
-  // Host directories the case may write (REAPCHECK_SHARE): the only writable host paths inside.
+  // Host directories the case may write (Layout::shared): the only writable host paths inside.
   std::vector<std::filesystem::path> shared;
   // The run's cgroup area: the case gets a delegated group of its own there. Empty: none.
   std::string cgroup_area;
   // Trace the signals the kernel generates for the sandbox's processes and hand them to the
   // body (kernel_signal_trace.h), where the machine allows it.
   bool kernel_signals = true;
+  // Take and leave a kept tracing instance rather than make and remove one (kernel_signal_trace.h).
+  bool keep_trace = false;
   // Project folders the case sees through a copy-on-write layer (project_view.h).
   std::vector<std::filesystem::path> projects;
 };
@@ -75,20 +77,21 @@ class Sandbox {
   std::unique_ptr<Parts> parts_;
 };
 
-// A fresh scratch directory, $TMPDIR (or /tmp)/reapcheck-<pid>-XXXXXX, removed with its
-// contents on destruction; one that a killed run left behind is removed by the next run.
+// A fresh scratch directory, TEMP/reapcheck-<pid>-XXXXXX (TEMP: the layout's, as TMPDIR says),
+// removed with its contents on destruction; one that a killed run left behind is removed by the
+// next run.
 class ScratchDir {
  public:
-  ScratchDir();
+  explicit ScratchDir(const std::filesystem::path& temp);
   ~ScratchDir();
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
   const std::filesystem::path& path() const { return dir_.path(); }
 
   // Removes the scratch directories of runs that died without removing theirs; returns how many.
-  static int reclaim_abandoned();
-  // Every run's scratch directory, held or left: what reclaim_abandoned looks at.
-  static std::vector<HostItem> list();
+  static int reclaim_abandoned(const std::filesystem::path& temp);
+  // Every run's scratch directory in `temp`, held or left: what reclaim_abandoned looks at.
+  static std::vector<HostItem> list(const std::filesystem::path& temp);
 
  private:
   OwnedDir dir_;

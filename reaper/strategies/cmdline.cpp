@@ -16,7 +16,8 @@
 #include "reaper/os/unique_fd.h"
 #include "reaper/reaper.h"
 
-extern char** environ;
+// pgrep runs with the reaper's own environment, as the orchestrator's would.
+extern char** environ;  // check-layers: environment passed on
 
 namespace reaper {
 namespace {
@@ -32,7 +33,8 @@ std::vector<pid_t> pgrep_full(const std::string& pattern, KillReport& report) {
   posix_spawn_file_actions_adddup2(&actions, out.write.get(), STDOUT_FILENO);
   const char* argv[] = {"pgrep", "-f", pattern.c_str(), nullptr};
   pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, "pgrep", &actions, nullptr, const_cast<char**>(argv), environ);
+  int rc = ::posix_spawnp(&pid, "pgrep", &actions, nullptr, const_cast<char**>(argv),
+                          environ);  // check-layers: environment passed on
   posix_spawn_file_actions_destroy(&actions);
   out.write.reset();
   std::vector<pid_t> pids;

@@ -2,7 +2,7 @@
 # The host side of the kernel signal trace (harness/sandbox/kernel_signal_trace.h), as root in
 # the initial PID namespace only.
 #
-# Kept instances: under REAPCHECK_KEEP_TRACE=1 a run takes the tracing instance the last one left
+# Kept instances: with --keep-trace a run takes the tracing instance the last one left
 # instead of making its own, and its verdict still rests on its own case's kernel signals alone.
 # Each run here is the cgroup-kill-everything control on plain-child, whose bystander-hit verdict
 # only the kernel tracepoint can show (a cgroup.kill write names no process). Between runs the
@@ -42,7 +42,7 @@ inode() { in_tracefs "stat -c %i $1"; }
 # run NAME [KEEP]: the control on plain-child; true when its verdict rests on the kernel's
 # cgroup.kill, with its sender, hitting a process outside the tree.
 run() {
-  env ${2:+REAPCHECK_KEEP_TRACE=1} "$bin" run -q -j 1 --scenario plain-child \
+  "$bin" run -q -j 1 ${2:+--keep-trace} --scenario plain-child \
     --reaper "exec:sh $control {pid}" --json "$work/$1.json" >"$work/$1.out" 2>&1
   perl -MJSON::PP -e '
     my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });

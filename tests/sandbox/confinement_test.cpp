@@ -20,6 +20,7 @@
 #include "harness/sandbox/pids_group.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/sandbox/sandbox_ids.h"
+#include "harness/support/layout.h"
 #include "reaper/os/cgroup_fs.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/read_file.h"
@@ -67,7 +68,7 @@ TEST(Confinement, HostFilesAreReadOnlyAndTemporaryDirectoriesPrivate) {
   const int fd = ::mkstemp(host_file);
   ASSERT_GE(fd, 0);
   ::close(fd);
-  ScratchDir scratch;
+  ScratchDir scratch(Layout::of_running_binary().temp);
   SandboxOptions o = options();
   o.scratch = scratch.path();
   const std::string seen = run(
@@ -94,7 +95,7 @@ TEST(Confinement, AProjectFolderIsWritableInsideAndUnchangedOnTheHost) {
   ASSERT_NE(::mkdtemp(dir), nullptr);  // 0700, as mktemp -d makes it
   const fs::path project = dir;
   std::ofstream(project / "a.txt") << "host";
-  ScratchDir scratch;
+  ScratchDir scratch(Layout::of_running_binary().temp);
   SandboxOptions o = options();
   o.scratch = scratch.path();
   auto body = [&] {

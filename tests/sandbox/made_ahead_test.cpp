@@ -15,7 +15,7 @@
 
 #include "harness/sandbox/pid_one.h"
 #include "harness/sandbox/sandbox.h"
-#include "harness/support/paths.h"
+#include "harness/support/layout.h"
 #include "reaper/os/proc_table.h"
 
 namespace reapcheck {
@@ -27,7 +27,7 @@ SandboxOptions options(const std::filesystem::path& scratch) {
   SandboxOptions o;
   o.deadline = 10s;
   o.scratch = scratch;
-  o.visible = harness_paths();
+  o.visible = Layout::of_running_binary().harness_paths();
   return o;
 }
 
@@ -44,7 +44,7 @@ std::string mark_and_look(const std::string& request) {
 }
 
 TEST(SandboxMadeAhead, RunsItsBodyOnTheRequestItIsHanded) {
-  ScratchDir scratch;
+  ScratchDir scratch(Layout::of_running_binary().temp);
   Sandbox sandbox([](const std::string& request) { return "got " + request; },
                   options(scratch.path()));
   const SandboxOutcome out = sandbox.run("job 7", 10s);
@@ -54,7 +54,8 @@ TEST(SandboxMadeAhead, RunsItsBodyOnTheRequestItIsHanded) {
 
 // The series' pattern: the second sandbox is made while the first one's body runs.
 TEST(SandboxMadeAhead, OneMadeWhileAnotherRunsSharesNothingWithIt) {
-  ScratchDir first_dir, second_dir;
+  const auto temp = Layout::of_running_binary().temp;
+  ScratchDir first_dir(temp), second_dir(temp);
   const std::string a = first_dir.path().string(), b = second_dir.path().string();
   Sandbox first(mark_and_look, options(a));
   std::optional<Sandbox> second;
@@ -101,7 +102,7 @@ TEST(SandboxMadeAhead, ARequestPidOneCannotTakeIsRefusedWithoutSigpipe) {
 TEST(SandboxMadeAhead, OneNeverRunLeavesNothingRunning) {
   const size_t before = reaper::ProcTable::read().all().size();
   {
-    ScratchDir scratch;
+    ScratchDir scratch(Layout::of_running_binary().temp);
     Sandbox unused([](const std::string&) { return std::string("ran"); }, options(scratch.path()));
     // PID 1 waits; the warden that made it has exited, and waits to be reaped.
     EXPECT_EQ(reaper::ProcTable::read().all().size(), before + 2);

@@ -24,7 +24,7 @@
 #include "harness/engine/leftovers.h"
 #include "harness/sandbox/init_reaping.h"
 #include "harness/sandbox/pid_placement.h"
-#include "harness/support/paths.h"
+#include "harness/support/layout.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
 #include "reaper/os/task_iter.h"
@@ -41,7 +41,7 @@ SandboxOptions options(std::chrono::milliseconds deadline = 10s,
   o.scratch = scratch;  // the body's only writable folder: /tmp inside is a tmpfs of its own
   // What a case reads (the bystander helper in the build tree), as the case runner hands it in:
   // a checkout under /tmp, or in a folder the sandbox's id may not enter, is hidden otherwise.
-  o.visible = harness_paths();
+  o.visible = Layout::of_running_binary().harness_paths();
   return o;
 }
 
@@ -171,14 +171,14 @@ TEST(Sandbox, EverythingInsideDiesWithTheParent) {
   EXPECT_TRUE(reads_eof(held.read.get(), 10s)) << "the sandbox outlived its parent";
   // What the killed parent could not remove (its pids group, where there is a v1 hierarchy), as
   // the next run would: the suite leaves nothing on the host.
-  for (const HeldItem& held : list_leftovers()) {
+  for (const HeldItem& held : list_leftovers(Layout::of_running_binary().temp)) {
     if (held.item.run == parent) {
       EXPECT_EQ(held.item.state, HostItem::State::dead)
           << "the parent is dead: " << held_line(held);
     }
   }
-  reclaim_leftovers(Reclaim::dead_runs);
-  for (const HeldItem& held : list_leftovers()) {
+  reclaim_leftovers(Reclaim::dead_runs, Layout::of_running_binary().temp);
+  for (const HeldItem& held : list_leftovers(Layout::of_running_binary().temp)) {
     EXPECT_NE(held.item.run, parent) << "left by the killed parent: " << held_line(held);
   }
 }
@@ -232,7 +232,8 @@ SandboxOutcome with_bystanders(const ScratchDir& scratch, const BystandersBody& 
       [&] {
         init::start_reaping();
         Census census;
-        Bystanders b(scratch.path(), census);
+        Bystanders b(Layout::of_running_binary().helper("reapcheck-bystander"), scratch.path(),
+                     census);
         return body(b, std::chrono::steady_clock::now() + 3s);
       },
       options(10s, scratch.path()));
@@ -270,7 +271,7 @@ bool make_exit(pid_t pid) {
 #endif
 
 TEST(Bystanders, ReportCatchableSignalsWithSenderAndUncatchableOnesFromOutside) {
-  ScratchDir scratch;
+  ScratchDir scratch(Layout::of_running_binary().temp);
   auto out =
       with_bystanders(scratch, [](Bystanders& b, std::chrono::steady_clock::time_point deadline) {
         b.start("termed", {}, {}, true, deadline);
@@ -305,7 +306,7 @@ TEST(Bystanders, ReportCatchableSignalsWithSenderAndUncatchableOnesFromOutside) 
 // A bystander never exits by itself: made to exit with no signal (by a tracer), it is hit all the
 // same, and its number, free now, is no longer a bystander's.
 TEST(Bystanders, OneMadeToExitWithoutASignalIsHitAndItsPidNoLongerCounts) {
-  ScratchDir scratch;
+  ScratchDir scratch(Layout::of_running_binary().temp);
   auto out =
       with_bystanders(scratch, [](Bystanders& b, std::chrono::steady_clock::time_point deadline) {
         b.start("exited", {}, {}, true, deadline);
@@ -448,7 +449,7 @@ TEST(TaskIter, AgreesWithProcFilesInsideTheSandbox) {
 TEST(ScratchDir, IsRemovedWithItsContents) {
   std::filesystem::path p;
   {
-    ScratchDir d;
+    ScratchDir d(Layout::of_running_binary().temp);
     p = d.path();
     std::filesystem::create_directories(p / "a" / "b");
     EXPECT_TRUE(std::filesystem::is_directory(p));

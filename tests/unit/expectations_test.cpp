@@ -103,7 +103,7 @@ TEST(Expectations, TheFileIsNamedForAReaperThatExists) {
 // means adding its expectations.
 TEST(Expectations, EveryReaperInTheCatalogHasItsFile) {
   std::vector<std::string> reapers;
-  for (const auto& r : reaper_catalog()) reapers.push_back(r.id);
+  for (const auto& r : reaper_catalog(Layout::of_running_binary())) reapers.push_back(r.id);
   const ScenarioSet set =
       load_scenario_set(std::filesystem::path(REAPCHECK_SOURCE_DIR) / "scenarios", reapers);
   for (const auto& id : reapers) {

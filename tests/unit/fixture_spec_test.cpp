@@ -43,15 +43,16 @@ TEST_F(FixtureSpecFiles, AreWrittenForEveryBuiltInScenario) {
   fs::create_directories(out);
   const auto scenarios = load_scenarios(fs::path(REAPCHECK_SOURCE_DIR) / "scenarios");
   ASSERT_GE(scenarios.size(), 30u);
+  const Layout layout = Layout::of_running_binary();
   for (const auto& s : scenarios) {
     const fs::path scratch = dir_ / s.id;
     if (!s.agent) {  // a package's or a project's program writes no spec
       const std::string inside =
           s.setup.request == CaseSetup::Request::from_agent ? "kill -KILL -- -{pgid}" : "";
-      keep(prepare_fixture(s, scratch / "agent", inside), s.fixture, out, s.id);
+      keep(prepare_fixture(s, scratch / "agent", layout, inside), s.fixture, out, s.id);
     }
     const Fixture sibling = s.agent && !s.agent->observed() ? Fixture::node : s.fixture;
-    keep(prepare_sibling(s, scratch / "sibling"), sibling, out, s.id + ".sibling");
+    keep(prepare_sibling(s, scratch / "sibling", layout), sibling, out, s.id + ".sibling");
   }
   EXPECT_GT(written_, static_cast<int>(scenarios.size()));
 }

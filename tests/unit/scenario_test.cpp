@@ -343,7 +343,7 @@ TEST(FixtureSpec, MarksCMembersAndTheSiblingFollowsTheAgent) {
   // The sibling agent is built the way the agent is.
   const auto dir = std::filesystem::temp_directory_path() / "reapcheck-sibling-spec-test";
   std::filesystem::remove_all(dir);
-  prepare_sibling(s, dir);
+  prepare_sibling(s, dir, Layout::of_running_binary());
   std::ifstream in(dir / ".reapcheck" / "spec.json");
   const auto sibling = nlohmann::json::parse(in);
   EXPECT_EQ(sibling["c_member"], true);

@@ -10,7 +10,6 @@
 #include "harness/engine/fixture.h"
 #include "harness/engine/readiness.h"
 #include "harness/sandbox/init_reaping.h"
-#include "harness/support/paths.h"
 
 namespace reapcheck {
 namespace {
@@ -25,7 +24,7 @@ void prepare(CaseContext& ctx) {
   init::start_reaping();  // PID 1 reaps orphans at once, as a real init would
   if (ctx.scenario.uses_cgroups()) enter_case_cgroup(ctx.options.cgroup_parent);
   std::filesystem::create_directories(ctx.worktree);
-  ctx.path = case_path(ctx.scenario.setup.path, ctx.scratch);
+  ctx.path = case_path(ctx.scenario.setup.path, ctx.scratch, ctx.options.layout);
   ctx.log_fd =
       reaper::UniqueFd(::open(ctx.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
   ctx.setup_deadline = Clock::now() + ctx.options.ready;
@@ -60,7 +59,8 @@ void add_command_env(CaseContext& ctx, reaper::AgentSpec& spec) {
 reaper::AgentSpec agent_spec(CaseContext& ctx) {
   const ReadinessChannel& ready = *ctx.ready;
   reaper::AgentSpec spec;
-  spec.argv = prepare_fixture(ctx.scenario, ctx.worktree, inside_kill_command(ctx));
+  spec.argv =
+      prepare_fixture(ctx.scenario, ctx.worktree, ctx.options.layout, inside_kill_command(ctx));
   spec.cwd = ctx.worktree.string();
   spec.blocked_signals = signal_numbers(ctx.scenario.setup.blocked);
   const std::string path =
@@ -71,7 +71,7 @@ reaper::AgentSpec agent_spec(CaseContext& ctx) {
               "REAPCHECK_WORKTREE=" + ctx.worktree.string(),
               // A supervisor with a grace period of its own keeps within the case's.
               "REAPCHECK_GRACE_MS=" + std::to_string(ctx.options.grace.count()),
-              "REAPCHECK_C_MEMBER=" + helper_path("reapcheck-c-member")};
+              "REAPCHECK_C_MEMBER=" + ctx.options.layout.helper("reapcheck-c-member")};
   spec.inherit_fds = {ready.writer()};
   spec.output_fd = ctx.log_fd.get();
   if (ctx.scenario.agent) add_command_env(ctx, spec);
@@ -86,11 +86,11 @@ reaper::AgentSpec sibling_spec(const CaseContext& ctx) {
   const auto sibling_tree = ctx.scratch / "sibling" / "worktree";
   std::filesystem::create_directories(sibling_tree);
   reaper::AgentSpec sibling;
-  sibling.argv = prepare_sibling(ctx.scenario, sibling_tree);
+  sibling.argv = prepare_sibling(ctx.scenario, sibling_tree, ctx.options.layout);
   sibling.cwd = sibling_tree.string();
   sibling.env = ctx.bystanders->env();
   sibling.env.push_back("REAPCHECK_FIXTURE_LOG=" + ctx.log.string());
-  sibling.env.push_back("REAPCHECK_C_MEMBER=" + helper_path("reapcheck-c-member"));
+  sibling.env.push_back("REAPCHECK_C_MEMBER=" + ctx.options.layout.helper("reapcheck-c-member"));
   sibling.inherit_fds = {ctx.bystanders->ready_fd()};
   sibling.output_fd = ctx.log_fd.get();
   return sibling;
@@ -151,7 +151,8 @@ pid_t await_spawn(CaseContext& ctx) {
 void start_bystanders(CaseContext& ctx) {
   prepare(ctx);
   const std::filesystem::path sockets = ctx.placement.socket_dir(ctx.scratch);
-  ctx.bystanders.emplace(ctx.scratch, ctx.census, sockets);
+  ctx.bystanders.emplace(ctx.options.layout.helper("reapcheck-bystander"), ctx.scratch, ctx.census,
+                         sockets);
   if (ctx.scenario.has_bystander(BystanderKind::lookalike)) {
     // Not in the tree, but `tail -f <worktree>/dev.log` run from inside the worktree.
     ctx.bystanders->begin("lookalike", {"tail", "-f", (ctx.worktree / "dev.log").string()},

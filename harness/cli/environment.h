@@ -1,0 +1,27 @@
+// What reapcheck takes from its environment, all of it read here, once, as the command line is
+// parsed: below the CLI these reach code only as values (harness/support/layout.h), and
+// scripts/check-layers fails when anything else reads a variable.
+//
+//   REAPCHECK_SCENARIOS  the scenarios' folder (the default of --scenarios)
+//   REAPCHECK_FIXTURES   the fixtures' folder
+//   REAPCHECK_LIBEXEC    the helper programs' folder (reapcheck-bystander, reapcheck-c-member)
+//   REAPCHECK_SHARE      host folders a sandboxed case may write, colon-separated
+//   PATH                 where programs are found, and what an observed agent runs with
+//   TMPDIR               where each case's scratch directory goes (default /tmp)
+//   NO_COLOR, FORCE_COLOR  colour on the terminal under --color auto
+#pragma once
+
+#include <optional>
+
+#include "harness/support/layout.h"
+
+namespace reapcheck {
+
+// The running binary's layout with what the environment overrides.
+Layout layout_from_environment();
+
+// Colour as NO_COLOR (set and not empty: none) and FORCE_COLOR (set, neither empty nor 0: colour)
+// ask for it; nullopt when neither does.
+std::optional<bool> colour_from_environment();
+
+}  // namespace reapcheck
