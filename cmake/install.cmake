@@ -56,9 +56,9 @@ if(REAPCHECK_HARNESS)
 endif()
 set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_SOURCE_DIR}/cmake/deb_depends.cmake)
 set(CPACK_STRIP_FILES ON)  # the programs without their debug info (static libraries are never stripped)
-# What the harness runs: perl builds the trees, ps and pgrep are the seed reapers' tools, util-linux
-# holds setsid and script; node and npm run the node scenarios.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "perl, procps, util-linux, bsdutils")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "nodejs, npm")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "tini, dumb-init, catatonit, bubblewrap")
+# What the harness runs, what the node scenarios and the presets' reapers need: from
+# packaging/debian-packages (cmake/debian_packages.cmake).
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "${REAPCHECK_DEB_DEPENDS}")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "${REAPCHECK_DEB_RECOMMENDS}")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "${REAPCHECK_DEB_SUGGESTS}")
 include(CPack)

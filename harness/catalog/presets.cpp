@@ -1,6 +1,8 @@
 // Presets: well-known external reapers, each run as its users run it, one entry each. Each needs
 // an expectations file, scenarios/expectations/<id>.toml, like a built-in strategy. Their helper
 // scripts are in fixtures/reapers/, their npm packages (pinned by lock files) in fixtures/node/.
+#include <debian_packages.h>
+
 #include <string>
 #include <vector>
 
@@ -22,8 +24,10 @@ struct Preset {
   int min_grace_ms = 0;
 };
 
-Need debian(std::string program, std::string package) {
-  return {std::move(program), "Debian package " + std::move(package)};
+// `program` (or an absolute path), from the Debian package packaging/debian-packages names for
+// it: a program the list does not name fails the build.
+Need debian(debian::Program program) {
+  return {std::string(program.name), "Debian package " + std::string(program.package)};
 }
 
 // The presets' files in the fixtures folder: their helper scripts and npm packages.
@@ -50,9 +54,9 @@ ReaperChoice choice(const Preset& p) {
   return c;
 }
 
-const Need kNode = debian("node", "nodejs");
-const Need kPython = debian("python3", "python3");
-const Need kPsutil = {"/usr/lib/python3/dist-packages/psutil", "Debian package python3-psutil"};
+const Need kNode = debian("node");
+const Need kPython = debian("python3");
+const Need kPsutil = debian("/usr/lib/python3/dist-packages/psutil");
 constexpr const char* kNothing = "nothing but the program";
 constexpr const char* kUserNs =
     "a PID namespace: root, or unprivileged user namespaces (setuid bwrap otherwise)";
@@ -66,57 +70,57 @@ std::vector<Preset> inits() {
        "tini -s --",
        "tini without -g: signals forwarded to the direct child only",
        kNothing,
-       {debian("tini", "tini")}},
+       {debian("tini")}},
       {"tini-group",
        true,
        "tini -s -g --",
        "tini -g: signals forwarded to the child's group",
        kNothing,
-       {debian("tini", "tini")}},
+       {debian("tini")}},
       {"dumb-init",
        true,
        "dumb-init --",
        "dumb-init (setsid mode): signals forwarded to the child's group, SIGTERM to it again on "
        "the child's exit",
        kNothing,
-       {debian("dumb-init", "dumb-init")}},
+       {debian("dumb-init")}},
       {"dumb-init-child",
        true,
        "dumb-init -c --",
        "dumb-init -c (single child): signals forwarded to the direct child only",
        kNothing,
-       {debian("dumb-init", "dumb-init")}},
+       {debian("dumb-init")}},
       {"catatonit",
        true,
        "catatonit --",
        "catatonit: signals forwarded to the direct child only",
        kNothing,
-       {debian("catatonit", "catatonit")}},
+       {debian("catatonit")}},
       {"catatonit-group",
        true,
        "catatonit -g --",
        "catatonit -g: signals forwarded to the child's process group",
        kNothing,
-       {debian("catatonit", "catatonit")}},
+       {debian("catatonit")}},
       {"bwrap",
        true,
        "bwrap --die-with-parent --unshare-pid --dev-bind / / --",
        "bubblewrap: the agent in a PID namespace under bwrap's own init, killed with its parent",
        kUserNs,
-       {debian("bwrap", "bubblewrap")}},
+       {debian("bwrap")}},
       {"bwrap-as-pid-1",
        true,
        "bwrap --die-with-parent --unshare-pid --as-pid-1 --dev-bind / / --",
        "bubblewrap --as-pid-1: the agent itself is its PID namespace's init, killed with its "
        "parent",
        kUserNs,
-       {debian("bwrap", "bubblewrap")}},
+       {debian("bwrap")}},
       {"unshare-kill-child",
        true,
        "unshare --fork --pid --kill-child --",
        "util-linux unshare: the agent as init of a PID namespace, SIGKILLed when unshare dies",
        "root (CAP_SYS_ADMIN) for a PID namespace",
-       {debian("unshare", "util-linux")}},
+       {debian("unshare")}},
   };
 }
 
@@ -129,27 +133,27 @@ std::vector<Preset> managers(const Fixtures& f) {
        "coreutils timeout -k: SIGTERM to the child and its group, SIGKILL to both after the kill "
        "delay",
        kNothing,
-       {debian("timeout", "coreutils")}},
+       {debian("timeout")}},
       {"supervisord",
        true,
        "sh " + f.helper("supervisord.sh"),
        "supervisord, stopasgroup and killasgroup: SIGTERM to the program's group, stopwaitsecs, "
        "SIGKILL to the group",
        "supervisord installed; its stopwaitsecs counts whole seconds",
-       {debian("supervisord", "supervisor")},
+       {debian("supervisord")},
        2500},
       {"s6",
        true,
        "sh " + f.helper("s6-supervise.sh"),
        "s6-supervise: SIGTERM and SIGCONT to the service process, SIGKILL after timeout-kill",
        kNothing,
-       {debian("s6-supervise", "s6")}},
+       {debian("s6-supervise")}},
       {"npm-run",
        true,
        "sh " + f.helper("npm-run.sh"),
        "npm run: a signal npm receives forwarded to its child, the script",
        "node and npm",
-       {debian("npm", "npm")}},
+       {debian("npm")}},
       {"execa",
        true,
        f.node_script("execa", "supervise.mjs"),

@@ -1,5 +1,7 @@
 #include "harness/engine/case_environment.h"
 
+#include <debian_packages.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <string.h>
 
@@ -48,8 +50,11 @@ std::string case_path(CaseSetup::Path path, const fs::path& scratch, const Layou
 }
 
 std::string missing_environment(const CaseSetup& setup, const Layout& layout) {
-  if (setup.path == CaseSetup::Path::busybox_ps && layout.find_program("busybox").empty()) {
-    return "busybox is not installed (Debian package busybox; scripts/setup.sh installs it)";
+  constexpr debian::Program kBusybox = "busybox";
+  if (setup.path == CaseSetup::Path::busybox_ps &&
+      layout.find_program(std::string(kBusybox.name)).empty()) {
+    return fmt::format("busybox is not installed (Debian package {}; scripts/setup.sh installs it)",
+                       kBusybox.package);
   }
   return {};
 }

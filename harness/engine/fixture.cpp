@@ -1,5 +1,7 @@
 #include "harness/engine/fixture.h"
 
+#include <debian_packages.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -193,8 +195,11 @@ std::string missing_interpreters(const std::vector<Scenario>& scenarios, const L
     }
     const std::string program = program_of(s);
     if (layout.find_program(program).empty()) {
-      return program + " is not installed (needed by scenario '" + s.id +
-             "'); install it (Debian: perl, nodejs npm), or run the other scenarios";
+      constexpr debian::Program kPerl = "perl", kNode = "node", kNpm = "npm";
+      return fmt::format(
+          "{} is not installed (needed by scenario '{}'); install it (Debian: {}, {} {}), or run "
+          "the other scenarios",
+          program, s.id, kPerl.package, kNode.package, kNpm.package);
     }
   }
   return {};
