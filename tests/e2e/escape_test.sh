@@ -71,11 +71,17 @@ escape() { # CANARY RUNNER: the script and its arguments, in $args
 }
 
 # Inside: every attempt blocked, the canary alive, nothing written, the tree still killed, the
-# case runner (PID 1) out of reach.
+# case runner (PID 1) out of reach. Its attempt to ptrace the case runner is harm tried on a
+# process outside the tree, which the ledger records (docs/architecture.md, "Harm without a
+# signal"): the case is a bystander-hit for that attempt alone, with nothing of the tree left.
 escape in 1
-"$bin" run --scenario plain-child --expect-pass --json "$work/in.json" \
-  --reaper "exec:sh ${args[*]}; /bin/kill -KILL -- -{pgid}" >"$work/in.out" 2>&1 ||
-  fail "the sandboxed run did not pass: $(jq -r '.cases[0] | .verdict + ": " + .reason' "$work/in.json" 2>/dev/null) $(tail -n 5 "$work/in.out")"
+"$bin" run --scenario plain-child --json "$work/in.json" \
+  --reaper "exec:sh ${args[*]}; /bin/kill -KILL -- -{pgid}" >"$work/in.out" 2>&1
+jq -e '.cases[0] | .verdict == "bystander-hit" and (.survivors | length) == 0 and
+    ([.signals[] | select(.hit_outside)] | length) > 0 and
+    all(.signals[] | select(.hit_outside); .call == "ptrace" and
+      all(.reached[]; .kind == "harness" and .pid == 1))' "$work/in.json" >/dev/null ||
+  fail "the sandboxed run was not a bystander-hit for its ptrace of PID 1 alone: $(jq -r '.cases[0] | .verdict + ": " + .reason' "$work/in.json" 2>/dev/null) $(tail -n 5 "$work/in.out")"
 steps=$(jq -r '.cases[0].reaper_steps[]' "$work/in.json" 2>/dev/null)
 echo "$steps"
 for what in "cgroup.kill $home/$mark-in" /proc "socket /run/$mark.sock" "socket $work/host.sock" \
