@@ -25,6 +25,7 @@
 #include "harness/sandbox/init_reaping.h"
 #include "harness/sandbox/pid_placement.h"
 #include "harness/support/layout.h"
+#include "reaper/os/backoff.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
 #include "reaper/os/task_iter.h"
@@ -244,29 +245,46 @@ SandboxOutcome with_bystanders(const ScratchDir& scratch, const BystandersBody& 
 // tracer is a child of its own (a tracee's stops are waited for by its tracer), so the caller's
 // children stay as they were. True once it is done.
 bool make_exit(pid_t pid) {
-  const pid_t tracer = ::fork();
-  if (tracer == 0) {
-    int status = 0;
-    user_regs_struct regs{};
-    if (::ptrace(PTRACE_SEIZE, pid, 0, 0) != 0 || ::ptrace(PTRACE_INTERRUPT, pid, 0, 0) != 0 ||
-        ::waitpid(pid, &status, __WALL) != pid || ::ptrace(PTRACE_GETREGS, pid, 0, &regs) != 0) {
-      ::_exit(1);
+  pid_t tracer = 0;
+  {
+    // PID 1 reaps its children from its SIGCHLD handler (init_reaping.h): the tracer is watched
+    // from before it can exit, and its status read there, not from a waitpid() that would race
+    // the handler.
+    const init::BlockChildSignals blocked;
+    tracer = ::fork();
+    if (tracer == 0) {
+      init::reset_in_child();  // the tracee's stops are this process's to wait for, not a handler's
+      int status = 0;
+      user_regs_struct regs{};
+      if (::ptrace(PTRACE_SEIZE, pid, 0, 0) != 0 || ::ptrace(PTRACE_INTERRUPT, pid, 0, 0) != 0 ||
+          ::waitpid(pid, &status, __WALL) != pid || ::ptrace(PTRACE_GETREGS, pid, 0, &regs) != 0) {
+        ::_exit(1);
+      }
+      // Stopped in pause(): the instruction before rip is its `syscall` (0f 05). Run it again as
+      // exit_group(0).
+      const long word = ::ptrace(PTRACE_PEEKTEXT, pid, regs.rip - 2, 0);
+      if ((word & 0xffff) != 0x050f) ::_exit(2);
+      regs.rip -= 2;
+      regs.rax = SYS_exit_group;
+      regs.orig_rax = -1;
+      regs.rdi = 0;
+      ::_exit(::ptrace(PTRACE_SETREGS, pid, 0, &regs) == 0 &&
+                      ::ptrace(PTRACE_DETACH, pid, 0, 0) == 0
+                  ? 0
+                  : 3);
     }
-    // Stopped in pause(): the instruction before rip is its `syscall` (0f 05). Run it again as
-    // exit_group(0).
-    const long word = ::ptrace(PTRACE_PEEKTEXT, pid, regs.rip - 2, 0);
-    if ((word & 0xffff) != 0x050f) ::_exit(2);
-    regs.rip -= 2;
-    regs.rax = SYS_exit_group;
-    regs.orig_rax = -1;
-    regs.rdi = 0;
-    ::_exit(::ptrace(PTRACE_SETREGS, pid, 0, &regs) == 0 && ::ptrace(PTRACE_DETACH, pid, 0, 0) == 0
-                ? 0
-                : 3);
+    if (tracer > 0) init::watch(tracer);
   }
-  int status = 0;
-  return tracer > 0 && ::waitpid(tracer, &status, 0) == tracer && WIFEXITED(status) &&
-         WEXITSTATUS(status) == 0;
+  if (tracer <= 0) return false;
+  const auto deadline = std::chrono::steady_clock::now() + 3s;
+  reaper::Backoff backoff;  // no event says the handler has reaped it: look, backing off
+  for (;;) {
+    if (const auto exit = init::exit_of(tracer)) {
+      return exit->code == CLD_EXITED && exit->status == 0;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    backoff.wait(deadline);
+  }
 }
 #endif
 
