@@ -436,6 +436,7 @@ void KernelSignalTrace::begin() {
   while (::read(in_->pipe.get(), drain, sizeof drain) > 0) {
   }
   lost_before_ = lost_events(in_->dir.get());
+  lineage_.clear();
 }
 
 KernelSignalTrace::KernelSignalTrace(KernelSignalTrace&& other) noexcept
@@ -444,6 +445,7 @@ KernelSignalTrace::KernelSignalTrace(KernelSignalTrace&& other) noexcept
       level_(other.level_),
       reader_(std::move(other.reader_)),
       born_(std::move(other.born_)),
+      lineage_(std::move(other.lineage_)),
       lost_before_(other.lost_before_) {}
 
 KernelSignalTrace::~KernelSignalTrace() {
@@ -458,6 +460,7 @@ KernelSignalTrace::~KernelSignalTrace() {
 void KernelSignalTrace::follow(pid_t pid_one) {
   // PID 1's own NSpid line ends with the sandbox's 1: its position is the sandbox's level.
   if (const size_t depth = nspids(pid_one).size(); depth > 1) level_ = static_cast<int>(depth) - 1;
+  lineage_.set_level(level_);
 }
 
 int KernelSignalTrace::pollable() const {
@@ -477,8 +480,9 @@ void KernelSignalTrace::pump() {
     const ssize_t n = ::read(in->pipe.get(), buf, sizeof buf);
     if (n <= 0) break;
     auto got = reader_.feed(std::string_view(buf, static_cast<size_t>(n)));
-    for (pid_t child : got.forked) {
-      if (const pid_t ours = nth_nspid(child, level_); ours != 0) born_[child] = ours;
+    for (const Fork& fork : got.forked) {
+      if (const pid_t ours = nth_nspid(fork.child, level_); ours != 0) born_[fork.child] = ours;
+      if (const auto birth = lineage_.born(fork)) out += birth_line(*birth);
     }
     for (GeneratedSignal& s : got.signals) {
       if (s.sender == s.target) continue;  // to itself: a fault's, a pipe's, its own exit's

@@ -31,6 +31,7 @@
 #include <variant>
 #include <vector>
 
+#include "harness/sandbox/fork_lineage.h"
 #include "harness/sandbox/host_item.h"
 #include "harness/sandbox/trace_events.h"
 #include "reaper/os/unique_fd.h"
@@ -102,6 +103,7 @@ class KernelSignalTrace {
   int level_ = 1;  // where the sandbox's pid sits in a process's NSpid line
   TraceEventReader reader_;
   std::unordered_map<pid_t, pid_t> born_;  // host pid → the sandbox's, at the fork
+  ForkLineage lineage_;                    // who forked whom, forwarded as births
   uint64_t lost_before_ = 0;               // the ring buffers' losses when the case began
 };
 

@@ -138,7 +138,7 @@ void TraceEventReader::line(std::string_view text, Output& out) {
     const std::string_view fields = h->body.substr(kFork.size());
     const size_t child = fields.rfind(" child_pid=");
     if (child != std::string_view::npos) {
-      if (auto pid = number<pid_t>(fields.substr(child + 11))) out.forked.push_back(*pid);
+      if (auto pid = number<pid_t>(fields.substr(child + 11))) out.forked.push_back({h->tid, *pid});
     }
     return;
   }

@@ -31,6 +31,12 @@ struct GeneratedSignal {
   std::string origin;  // "cgroup.kill", "terminal", ... (kernel_origin)
 };
 
+// A fork, as the sched_process_fork event gives it: the thread that forked, and the new thread.
+struct Fork {
+  pid_t parent = 0;  // the forking thread (the event's own)
+  pid_t child = 0;
+};
+
 // What the kernel was doing when it generated a signal, from its stack (innermost first); empty
 // for a system call's signal and for those no process asked for.
 std::string kernel_origin(const std::vector<std::string>& frames);
@@ -41,7 +47,7 @@ class TraceEventReader {
   struct Output {
     std::vector<GeneratedSignal> signals;  // with an origin, in trace order
     std::vector<std::string> markers;      // trace_marker writes, in order
-    std::vector<pid_t> forked;             // sched_process_fork's children, in order
+    std::vector<Fork> forked;              // sched_process_fork's, in order
   };
   // Feeds `text` (any split); returns what is now complete.
   Output feed(std::string_view text);

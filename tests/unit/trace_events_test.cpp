@@ -83,12 +83,14 @@ TEST(TraceEvents, OriginsFromTheStack) {
   EXPECT_EQ(kernel_origin({"send_sig_info", "ptrace_attach", "__x64_sys_ptrace"}), "ptrace attach");
 }
 
-TEST(TraceEvents, ForksAreReadForTheirChildsPid) {
+TEST(TraceEvents, ForksAreReadWithTheForkingThreadAndTheChild) {
   TraceEventReader reader;
   auto out = reader.feed(
       "  perl-100 [000] ..... 5.000001: sched_process_fork: comm=perl pid=100 child_comm=perl "
       "child_pid=101\n");
-  EXPECT_EQ(out.forked, std::vector<pid_t>{101});
+  ASSERT_EQ(out.forked.size(), 1U);
+  EXPECT_EQ(out.forked[0].parent, 100);
+  EXPECT_EQ(out.forked[0].child, 101);
   EXPECT_TRUE(out.signals.empty());
 }
 
