@@ -30,13 +30,16 @@ void watch_members(std::vector<Member>& members, DeathWatch& watch) {
 namespace {
 
 // Adds every live process of the tree not yet known (not announced, not outside) to `found`.
-bool find_unannounced(const AuditScope& scope, std::set<pid_t>& known, DeathWatch& watch,
-                      std::vector<Member>& found) {
+// A process the kernel's fork events show the reaper's side started is the reaper's own, however
+// it detached: the audit reports it as left running, never as a survivor of the tree.
+bool find_unannounced(const AuditScope& scope, const Census& census, std::set<pid_t>& known,
+                      DeathWatch& watch, std::vector<Member>& found) {
   bool grew = false;
   const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
   for (const auto& p : table.all()) {
     if (scope.outside.count(p.pid) != 0 || known.count(p.pid) != 0) continue;
     if (scope.sessions != nullptr && scope.sessions->count(p.sid) == 0) continue;
+    if (census.born_of_reaper(p.pid)) continue;
     // A zombie is dead once its pidfd says so: a leader in state Z whose other threads still
     // run is alive.
     if (auto fd = reaper::pidfd_open(p.pid); fd && !reaper::pidfd_exited(fd->get())) {
@@ -122,7 +125,7 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
   for (;;) {
     watch.wait(Clock::now());  // the deaths so far
     const int alive_before = watch.alive();
-    const bool grew = find_unannounced(scope, known, watch, unannounced);
+    const bool grew = find_unannounced(scope, census, known, watch, unannounced);
     if (!grew && certain(groups, census, scope, deadline) && none_died(watch, alive_before)) break;
     const auto now = Clock::now();
     const bool past_bound = now >= deadline;

@@ -60,6 +60,51 @@ void Census::claim_orphans_until_kill(bool claim) {
   orphans_are_tree_ = claim;
 }
 
+void Census::note_birth(pid_t parent, pid_t child) {
+  const std::lock_guard lock(mutex_);
+  const bool reborn = births_.count(child) != 0;
+  births_[child] = parent;
+  if (!reborn) return;
+  for (auto* known : {&members_, &bystanders_, &reapers_}) {
+    if (auto it = known->find(child);
+        it != known->end() && reaper::pidfd_exited(it->second.pidfd.get())) {
+      it->second.superseded = true;
+    }
+  }
+}
+
+bool Census::born_known(pid_t pid) const {
+  const std::lock_guard lock(mutex_);
+  return births_.count(pid) != 0;
+}
+
+bool Census::born_of_reaper(pid_t pid) const {
+  const std::lock_guard lock(mutex_);
+  const auto party = by_lineage(pid, {});
+  return party && party->kind == Party::Kind::reaper;
+}
+
+std::optional<Party> Census::by_lineage(pid_t pid, const std::string& name) const {
+  auto registered = [](const std::map<pid_t, Known>& known, pid_t p) {
+    auto it = known.find(p);
+    return it != known.end() && !it->second.superseded ? &it->second : nullptr;
+  };
+  auto up = births_.find(pid);
+  for (int depth = 0; depth < kMaxDepth && up != births_.end(); ++depth) {
+    const pid_t parent = up->second;
+    if (registered(members_, parent) != nullptr) return Party{Party::Kind::tree, pid, name};
+    if (const Known* b = registered(bystanders_, parent)) {
+      return Party{Party::Kind::bystander, pid, b->role + "'s " + name};
+    }
+    if (registered(reapers_, parent) != nullptr || (parent == host_ && host_ != 0)) {
+      return Party{Party::Kind::reaper, pid, name};
+    }
+    if (parent == runner_) return std::nullopt;  // the harness's own: judged as before
+    up = births_.find(parent);
+  }
+  return std::nullopt;
+}
+
 bool Census::still(const Known& known, pid_t pid) {
   if (!reaper::pidfd_exited(known.pidfd.get())) return true;
   // Exited: a zombie not yet reaped keeps its pid, and the pidfd still names it.
@@ -149,6 +194,12 @@ std::optional<Party> Census::by_ancestry(pid_t pid) const {
   const auto self = ProcTable::read_one(pid, Detail::full);
   if (!self) return std::nullopt;
   const std::string name = name_of(*self);
+  // Lineage first, where the kernel gave it: an observed tree's orphans are the tree's until the
+  // kill (below), and its agent is born of the reaper host before it is registered.
+  if (auto party = by_lineage(pid, name);
+      party && !(orphans_are_tree_ && party->kind == Party::Kind::reaper)) {
+    return party;
+  }
   auto alive_in = [](const std::map<pid_t, Known>& known, pid_t p) {
     auto it = known.find(p);
     return it != known.end() && still(it->second, p) ? &it->second : nullptr;

@@ -36,6 +36,17 @@ class Census {
   // it double-forked), not the reaper's, which has not acted yet. From then on it is judged by
   // its session, as any other.
   void claim_orphans_until_kill(bool claim);
+  // `child` was forked by `parent` (the kernel's fork event, kernel_signal_trace.h): its lineage,
+  // which holds however it detaches later. A second birth at a pid means the pid was reused:
+  // what was registered there and has exited no longer names it.
+  void note_birth(pid_t parent, pid_t child);
+  // Whether `pid`'s birth is known (its fork event has arrived): until it has, who() judges it
+  // by its parent links and session now.
+  bool born_known(pid_t pid) const;
+  // Whether the kernel's fork events show `pid` forked on the reaper's side, all the way up: by
+  // the reaper host or a registered process of the reaper's, through no member and no
+  // bystander. The reaper's own, however it detached, never the tree's.
+  bool born_of_reaper(pid_t pid) const;
 
   // What `pid` holds now; empty when nothing is there (no process, not even a zombie).
   std::optional<Party> who(pid_t pid) const;
@@ -62,14 +73,19 @@ class Census {
     std::string role;
     reaper::UniqueFd pidfd;
     pid_t sid = 0;
-    pid_t ppid = 0;       // when it was registered
-    bool catches = true;  // has a handler for some signal (SigCgt), when it was registered
+    pid_t ppid = 0;           // when it was registered
+    bool catches = true;      // has a handler for some signal (SigCgt), when it was registered
+    bool superseded = false;  // exited, and its pid was born again since
   };
   // `pid` is still the process `known` holds (alive, or a zombie not yet reaped).
   static bool still(const Known& known, pid_t pid);
   static bool alive(pid_t pid);  // not a zombie: its pidfd has not fired
   std::optional<Party> who_locked(pid_t pid) const;
   std::optional<Party> by_ancestry(pid_t pid) const;
+  // What the fork events make `pid`: the first registered process on its birth line (exited or
+  // not: a daemon whose parent member has died is still the tree's), or the reaper's when the
+  // line reaches the reaper host through none. Empty when a birth on the line is unknown.
+  std::optional<Party> by_lineage(pid_t pid, const std::string& name) const;
 
   mutable std::mutex mutex_;
   pid_t runner_;
@@ -79,6 +95,7 @@ class Census {
   std::map<pid_t, Known> members_;
   std::map<pid_t, Known> bystanders_;
   std::map<pid_t, Known> reapers_;
+  std::map<pid_t, pid_t> births_;  // child → the process that forked it
 };
 
 }  // namespace reapcheck

@@ -31,7 +31,7 @@ constexpr std::chrono::seconds kSettleBound{2};
 
 }  // namespace
 
-SignalLedger::SignalLedger(reaper::UniqueFd listener, const Census& census,
+SignalLedger::SignalLedger(reaper::UniqueFd listener, Census& census,
                            std::optional<KernelSignalFeed> kernel)
     : listener_(std::move(listener)),
       stop_(::eventfd(0, EFD_CLOEXEC)),
@@ -130,60 +130,6 @@ void SignalLedger::serve() {
   }
 }
 
-bool SignalLedger::sync_kernel(Clock::time_point deadline) {
-  if (!kernel_) return true;
-  std::unique_lock lock(mutex_);
-  const uint64_t n = ++sync_asked_;
-  const std::string marker = fmt::format("sync {}", n);
-  if (::write(kernel_->marker, marker.data(), marker.size()) !=
-      static_cast<ssize_t>(marker.size())) {
-    return false;
-  }
-  return synced_.wait_until(lock, deadline, [&] { return sync_seen_ >= n; });
-}
-
-uint64_t SignalLedger::kernel_lost() const {
-  const std::lock_guard lock(mutex_);
-  return kernel_lost_;
-}
-
-bool SignalLedger::read_kernel() {
-  char buf[65536];
-  const ssize_t n = ::read(kernel_->events, buf, sizeof buf);
-  if (n <= 0) return n < 0 && errno == EINTR;
-  kernel_partial_.append(buf, static_cast<size_t>(n));
-  size_t start = 0;
-  for (size_t nl = kernel_partial_.find('\n'); nl != std::string::npos;
-       nl = kernel_partial_.find('\n', start)) {
-    std::string marker;
-    const auto s = parse_kernel_signal_line(kernel_partial_.substr(start, nl - start), &marker);
-    start = nl + 1;
-    if (s) {
-      record_kernel(*s);
-    } else if (marker.rfind("lost ", 0) == 0) {
-      const std::lock_guard lock(mutex_);
-      kernel_lost_ = std::strtoull(marker.c_str() + 5, nullptr, 10);
-    } else if (marker.rfind("sync ", 0) == 0) {
-      const std::lock_guard lock(mutex_);
-      sync_seen_ = std::max<uint64_t>(sync_seen_, std::strtoull(marker.c_str() + 5, nullptr, 10));
-      synced_.notify_all();
-    }
-  }
-  kernel_partial_.erase(0, start);
-  return true;
-}
-
-// A signal the kernel sent, in order of when it was sent.
-void SignalLedger::record_kernel(const GeneratedSignal& s) {
-  SignalRecord r = resolve_kernel_signal(s, census_);
-  const Clock::time_point at{std::chrono::nanoseconds(s.mono_ns)};
-  const std::lock_guard lock(mutex_);
-  const auto later =
-      std::upper_bound(records_.begin(), records_.end(), at,
-                       [](Clock::time_point t, const auto& e) { return t < e.first; });
-  records_.emplace(later, at, std::move(r));
-}
-
 // One call from the listener: answered at once, or, when the reaper names a pid or group by
 // number, deferred until the world has settled. False when the listener is done.
 bool SignalLedger::take(seccomp_notif& call) {
@@ -193,6 +139,7 @@ bool SignalLedger::take(seccomp_notif& call) {
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &call) != 0) {
     return errno == ENOENT || errno == EINTR;  // its sender died before we looked
   }
+  learn_lineage(static_cast<pid_t>(call.pid));
   // Only a signal by number waits: an act on a process (signal_call.h) is recorded as it is made.
   if (call.data.nr != SYS_pidfd_send_signal && is_signal_call(call.data.nr) &&
       from_reaper(static_cast<pid_t>(call.pid))) {

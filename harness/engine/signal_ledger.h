@@ -30,7 +30,7 @@ class SignalLedger {
 
   // Serves `listener` until destroyed; with `kernel`, also records the signals the kernel
   // generates for the case's processes (kernel_signal_trace.h).
-  SignalLedger(reaper::UniqueFd listener, const Census& census,
+  SignalLedger(reaper::UniqueFd listener, Census& census,
                std::optional<KernelSignalFeed> kernel = std::nullopt);
   ~SignalLedger();
   SignalLedger(const SignalLedger&) = delete;
@@ -94,14 +94,18 @@ class SignalLedger {
   // Whether `pid`'s own signal call is held here: it reaps nothing until it is answered.
   bool held(pid_t pid) const;
   bool add_candidate(pid_t pid);
-  // Reads the kernel's feed; false at its end.
+  // Reads the kernel's feed; false at its end. Births go to the census as they come.
   bool read_kernel();
+  // Before a call of `sender`'s is judged, the kernel's fork events up to now are read, unless
+  // its birth is known already: who it is may rest on its lineage (a helper of the reaper's that
+  // detached into the tree's session). Once per sender; bounded by kLineageBound.
+  void learn_lineage(pid_t sender);
   void record_kernel(const GeneratedSignal& s);
 
   reaper::UniqueFd listener_;
   reaper::UniqueFd stop_;  // an eventfd: written to end serve()
   reaper::UniqueFd wake_;  // an eventfd: written when the race has been staged
-  const Census& census_;
+  Census& census_;
   mutable std::mutex mutex_;
   std::vector<std::pair<Clock::time_point, SignalRecord>> records_;  // in time order
   const std::optional<KernelSignalFeed> kernel_;
@@ -109,6 +113,9 @@ class SignalLedger {
   uint64_t sync_asked_ = 0;     // under mutex_, with sync_seen_: the barrier's markers
   uint64_t sync_seen_ = 0;
   uint64_t kernel_lost_ = 0;
+  uint64_t lineage_asked_ = 0;  // the serving thread's: its own barriers' markers
+  uint64_t lineage_seen_ = 0;
+  std::set<pid_t> lineage_learnt_;  // the senders whose lineage was read already
   std::condition_variable synced_;
   // Shared with the case's thread, under mutex_:
   std::vector<reaper::UniqueFd> race_triggers_;

@@ -69,6 +69,7 @@ run_control stop-then-kill grandchildren deep-chain wide-tree fork-storm node-de
 run_control pidns-helper plain-child grandchildren || failures=$((failures + 1))
 run_control ptraces-everyone plain-child grandchildren npm-dev-server || failures=$((failures + 1))
 run_control marks-bystanders plain-child grandchildren npm-dev-server || failures=$((failures + 1))
+run_control detached-helper plain-child grandchildren || failures=$((failures + 1))
 
 check kill-by-name "\$c->{verdict} eq 'bystander-hit' &&
   grep { grep { \$_->{role} =~ /^sibling-/ } @{ \$_->{reached} } } $sent_outside" \
@@ -134,6 +135,12 @@ check stop-then-kill "\$c->{verdict} eq 'pass' &&
 check pidns-helper "\$c->{verdict} eq 'pass' && grep { \$_->{target} eq 'every process' &&
   !\$_->{hit_outside} } @{ \$c->{signals} }" \
   "passes, its kill(-1) resolved in the helper's own PID namespace"
+# Its helper detaches into a session of its own and outlives the command: the kernel's fork
+# events show it is the reaper's. Before, it was a leak of the tree. Without the kernel's trace
+# nothing shows where it came from.
+check detached-helper "(\$c->{verdict} eq 'pass' && @{ \$c->{reaper_left_running} } &&
+  !@{ \$c->{survivors} }) || (!\$ENV{traceable} && \$c->{verdict} eq 'leak')" \
+  "passes, its detached helper reported as left running by the reaper, not as a survivor"
 # Harm with no signal (issue 41): a ptrace stop that ends as the tracer exits, attributes left
 # changed. Before, both passed: nothing they did was a signal.
 check ptraces-everyone "\$c->{verdict} eq 'bystander-hit' && grep { \$_->{call} eq 'ptrace' &&

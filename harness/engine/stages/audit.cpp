@@ -16,6 +16,10 @@ namespace {
 
 using Clock = CaseContext::Clock;
 
+// The most the audit waits for the kernel's feed to catch up (it normally takes a millisecond);
+// past it, the census judges by what it has.
+constexpr std::chrono::seconds kLineageSync{1};
+
 // The reaper's own processes still running, each held by a pidfd from this instant on.
 struct LeftRunning {
   std::vector<ProcessRecord> records;
@@ -89,6 +93,9 @@ Findings audit_tree(CaseContext& ctx, Tree& tree, const Kill& kill) {
   // and may be gone a moment later (a helper it left behind, such as a delayed kill), while
   // the tree's members take a read each, which on a 1,000-member tree under load outlasts such
   // a helper.
+  // Every fork the kernel traced so far is in the census first: a helper of the reaper's that
+  // detached is known as the reaper's by its birth.
+  if (ctx.ledger) ctx.ledger->sync_kernel(Clock::now() + kLineageSync);
   LeftRunning left = reaper_processes(ctx);
   out.reaper_left_running = std::move(left.records);
   std::vector<std::pair<ProcessRecord, int>> late;
