@@ -13,10 +13,12 @@ failures=0
 # run_control NAME [SCENARIO...]: the scenarios (default: every one) against the control,
 # expecting pass (as a CI gate would).
 run_control() {
-  local name=$1 only=()
+  local name=$1 only=() reaper="exec:sh $controls/$name.sh {pid} {pgid} {grace_s}"
   shift
   for s in "$@"; do only+=(--scenario "$s"); done
-  "$bin" run -q --expect-pass --reaper "exec:sh $controls/$name.sh {pid} {pgid} {grace_s}" \
+  # A supervisor (supervise=1) runs the agent instead: it is given the agent's command.
+  [ -n "${supervise:-}" ] && reaper="supervise:sh $controls/$name.sh"
+  "$bin" run -q --expect-pass --reaper "$reaper" \
     "${only[@]}" --json "$work/$name.json" >"$work/$name.out" 2>&1
   [ -s "$work/$name.json" ] || { echo "FAIL: $name: no results"; sed 's/^/  /' "$work/$name.out"; return 1; }
 }
@@ -70,6 +72,8 @@ run_control pidns-helper plain-child grandchildren || failures=$((failures + 1))
 run_control ptraces-everyone plain-child grandchildren npm-dev-server || failures=$((failures + 1))
 run_control marks-bystanders plain-child grandchildren npm-dev-server || failures=$((failures + 1))
 run_control detached-helper plain-child grandchildren || failures=$((failures + 1))
+supervise=1 run_control supervisor-leaves-helper plain-child grandchildren ||
+  failures=$((failures + 1))
 
 check kill-by-name "\$c->{verdict} eq 'bystander-hit' &&
   grep { grep { \$_->{role} =~ /^sibling-/ } @{ \$_->{reached} } } $sent_outside" \
@@ -141,6 +145,12 @@ check pidns-helper "\$c->{verdict} eq 'pass' && grep { \$_->{target} eq 'every p
 check detached-helper "(\$c->{verdict} eq 'pass' && @{ \$c->{reaper_left_running} } &&
   !@{ \$c->{survivors} }) || (!\$ENV{traceable} && \$c->{verdict} eq 'leak')" \
   "passes, its detached helper reported as left running by the reaper, not as a survivor"
+# Its helper signals the reaper host once the supervisor has exited, from the tree's session
+# with its parent gone. Before, it was taken for the tree and its signal did not count (the
+# host's death was a reaper-error).
+check supervisor-leaves-helper "\$c->{verdict} eq 'bystander-hit' && grep { \$_->{sender}{kind} eq
+  'reaper' && grep { \$_->{role} eq 'reaper host' } @{ \$_->{reached} } } $sent_outside" \
+  "bystander-hit: its helper's signal to the reaper host counts as the reaper's"
 # Harm with no signal (issue 41): a ptrace stop that ends as the tracer exits, attributes left
 # changed. Before, both passed: nothing they did was a signal.
 check ptraces-everyone "\$c->{verdict} eq 'bystander-hit' && grep { \$_->{call} eq 'ptrace' &&
