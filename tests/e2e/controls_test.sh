@@ -13,7 +13,8 @@ failures=0
 # run_control NAME [SCENARIO...]: the scenarios (default: every one) against the control,
 # expecting pass (as a CI gate would).
 run_control() {
-  local name=$1 only=() reaper="exec:sh $controls/$name.sh {pid} {pgid} {grace_s}"
+  local name=$1 only=() reaper
+  reaper="exec:sh $controls/$name.sh {pid} {pgid} {grace_s}"
   shift
   for s in "$@"; do only+=(--scenario "$s"); done
   # A supervisor (supervise=1) runs the agent instead: it is given the agent's command.
