@@ -29,26 +29,45 @@ void watch_members(std::vector<Member>& members, DeathWatch& watch) {
 
 namespace {
 
-// Adds every live process of the tree not yet known (not announced, not outside) to `found`.
-// A process the kernel's fork events show the reaper's side started is the reaper's own, however
-// it detached: the audit reports it as left running, never as a survivor of the tree.
+// What a scan of the sandbox found that the audit did not know yet.
+struct Found {
+  std::vector<Member>* tree;       // processes of the tree no one announced
+  std::vector<Member>* leftovers;  // processes the reaper's side started (after it returned too)
+};
+
+// Adds every live process not yet known (not announced, not outside) to `found`: the tree's, or,
+// when the kernel's fork events show the reaper's side started it, the reaper's own — however it
+// detached, it is reported as left running, never as a survivor of the tree. A process whose
+// fork event has not been read yet waits for it first: a helper that forks as the audit looks
+// would otherwise be taken for the tree.
 bool find_unannounced(const AuditScope& scope, const Census& census, std::set<pid_t>& known,
-                      DeathWatch& watch, std::vector<Member>& found) {
-  bool grew = false;
+                      DeathWatch& watch, const Found& found) {
+  std::vector<reaper::ProcInfo> fresh;
   const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
   for (const auto& p : table.all()) {
     if (scope.outside.count(p.pid) != 0 || known.count(p.pid) != 0) continue;
     if (scope.sessions != nullptr && scope.sessions->count(p.sid) == 0) continue;
-    if (census.born_of_reaper(p.pid)) continue;
+    fresh.push_back(p);
+  }
+  const bool unborn = std::any_of(fresh.begin(), fresh.end(), [&](const reaper::ProcInfo& p) {
+    return !census.born_known(p.pid);
+  });
+  if (unborn && scope.learn_births) scope.learn_births();
+  bool grew = false;
+  for (const auto& p : fresh) {
     // A zombie is dead once its pidfd says so: a leader in state Z whose other threads still
     // run is alive.
-    if (auto fd = reaper::pidfd_open(p.pid); fd && !reaper::pidfd_exited(fd->get())) {
-      const int slot = watch.add(fd->get());
-      // Named from what it runs, as an observed tree's members are (its comm: the scan reads stat).
-      found.push_back(Member{p.pid, role_of(p), std::move(*fd), slot});
-      known.insert(p.pid);
-      grew = true;
+    auto fd = reaper::pidfd_open(p.pid);
+    if (!fd || reaper::pidfd_exited(fd->get())) continue;
+    known.insert(p.pid);
+    if (census.born_of_reaper(p.pid)) {
+      found.leftovers->push_back(Member{p.pid, role_of(p), std::move(*fd), -1});
+      continue;
     }
+    const int slot = watch.add(fd->get());
+    // Named from what it runs, as an observed tree's members are (its comm: the scan reads stat).
+    found.tree->push_back(Member{p.pid, role_of(p), std::move(*fd), slot});
+    grew = true;
   }
   return grew;
 }
@@ -70,20 +89,36 @@ std::set<pid_t> alive_where(const std::vector<const std::vector<Member>*>& group
   return out;
 }
 
+// The parents of the zombies in the sandbox now: a shell of the reaper's in wait4() for a child
+// that has just exited is about to wake and go on to what it waited to do, though it still reads
+// as waiting for good.
+std::set<pid_t> reaping_now() {
+  std::set<pid_t> out;
+  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+  for (const auto& p : table.all()) {
+    if (p.state == 'Z') out.insert(p.ppid);
+  }
+  return out;
+}
+
 // Nothing more can happen to the tree: all of it dead; or every live process of it idle and
 // not dying, and none of the reaper's own left running (which might yet kill it).
 // A wait that cannot end before `horizon` (where the watch stops) is, to it, one with no end.
 bool certain(const std::vector<const std::vector<Member>*>& groups, const Census& census,
-             const AuditScope& scope, Clock::time_point horizon) {
+             const AuditScope& scope, const std::vector<Member>& leftovers,
+             Clock::time_point horizon) {
   // The reaper's processes first: once they have all exited or gone idle for good (as the
   // sibling agent's supervisor, waiting on its agent, does), every signal they sent is queued
   // already, so the tree's state read after this shows it. Read the other way round, a helper
   // could signal an idle member and exit between the two reads.
-  const bool reaper_done = std::all_of(
-      scope.reaper_left_running.begin(), scope.reaper_left_running.end(), [&](const auto& p) {
-        return reaper::pidfd_exited(p.second) ||
-               activity(p.first, p.second, census, {}, horizon) == Activity::settled;
-      });
+  std::vector<std::pair<pid_t, int>> reapers = scope.reaper_left_running;
+  for (const Member& m : leftovers) reapers.emplace_back(m.pid, m.pidfd.get());
+  const std::set<pid_t> reaping = reapers.empty() ? std::set<pid_t>{} : reaping_now();
+  const bool reaper_done = std::all_of(reapers.begin(), reapers.end(), [&](const auto& p) {
+    return reaper::pidfd_exited(p.second) ||
+           (reaping.count(p.first) == 0 &&
+            activity(p.first, p.second, census, {}, horizon) == Activity::settled);
+  });
   bool any_alive = false;
   for (const auto* group : groups) {
     for (const Member& m : *group) {
@@ -116,6 +151,7 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
   std::set<pid_t> known;  // every pid already tracked, announced or found by a scan
   for (const Member& m : members) known.insert(m.pid);
   std::vector<Member> unannounced;
+  std::vector<Member> leftovers;  // the reaper's, found by a scan
   const std::vector<const std::vector<Member>*> groups = {&members, &unannounced};
   std::optional<reaper::ProcTable> at_bound;  // the sandbox when `settle` passed, if it did
   std::set<pid_t> outlived;  // members then alive and not dying: survivors, whatever comes after
@@ -125,8 +161,11 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
   for (;;) {
     watch.wait(Clock::now());  // the deaths so far
     const int alive_before = watch.alive();
-    const bool grew = find_unannounced(scope, census, known, watch, unannounced);
-    if (!grew && certain(groups, census, scope, deadline) && none_died(watch, alive_before)) break;
+    const bool grew = find_unannounced(scope, census, known, watch, {&unannounced, &leftovers});
+    if (!grew && certain(groups, census, scope, leftovers, deadline) &&
+        none_died(watch, alive_before)) {
+      break;
+    }
     const auto now = Clock::now();
     const bool past_bound = now >= deadline;
     if (past_bound && (now >= dying_deadline || alive_where(groups, true).empty())) break;

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -48,6 +49,9 @@ struct AuditScope {
   // agent's supervisor): while one is neither gone nor idle for good, anything may still happen
   // to the tree. Pids, each with its pidfd.
   std::vector<std::pair<pid_t, int>> reaper_left_running;
+  // Reads the kernel's fork events traced so far into the census (the ledger's barrier), for a
+  // process whose birth is not known yet; empty where there are none.
+  std::function<void()> learn_births;
   // How much longer than `settle` it watches those dying when `settle` passed.
   std::chrono::milliseconds dying_bound = kDyingBound;
 };

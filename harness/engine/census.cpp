@@ -84,6 +84,21 @@ bool Census::born_of_reaper(pid_t pid) const {
   return party && party->kind == Party::Kind::reaper;
 }
 
+std::optional<pid_t> Census::reaper_root(pid_t pid) const {
+  const std::lock_guard lock(mutex_);
+  pid_t at = pid;
+  for (int depth = 0; depth < kMaxDepth; ++depth) {
+    const auto up = births_.find(at);
+    if (up == births_.end() || members_.count(up->second) != 0 ||
+        bystanders_.count(up->second) != 0) {
+      return std::nullopt;
+    }
+    if (up->second == host_ && host_ != 0) return at;
+    at = up->second;
+  }
+  return std::nullopt;
+}
+
 std::optional<Party> Census::by_lineage(pid_t pid, const std::string& name) const {
   auto registered = [](const std::map<pid_t, Known>& known, pid_t p) {
     auto it = known.find(p);

@@ -47,6 +47,10 @@ class Census {
   // the reaper host or a registered process of the reaper's, through no member and no
   // bystander. The reaper's own, however it detached, never the tree's.
   bool born_of_reaper(pid_t pid) const;
+  // The process the reaper host started that `pid` descends from by birth (the reaper's
+  // command, a supervisor, or `pid` itself), through no member and no bystander; empty when the
+  // fork events do not show one.
+  std::optional<pid_t> reaper_root(pid_t pid) const;
 
   // What `pid` holds now; empty when nothing is there (no process, not even a zombie).
   std::optional<Party> who(pid_t pid) const;

@@ -121,6 +121,7 @@ void SignalLedger::serve() {
     if ((fds[2].revents & POLLIN) != 0) {
       uint64_t n = 0;
       (void)!::read(wake_.get(), &n, sizeof n);
+      release_held_leftovers();
     }
     if ((fds[3].revents & (POLLIN | POLLHUP)) != 0 && !read_kernel()) feed_open = false;
     if ((fds[0].revents & (POLLHUP | POLLERR)) != 0 && (fds[0].revents & POLLIN) == 0) {
@@ -139,7 +140,20 @@ bool SignalLedger::take(seccomp_notif& call) {
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &call) != 0) {
     return errno == ENOENT || errno == EINTR;  // its sender died before we looked
   }
-  learn_lineage(static_cast<pid_t>(call.pid));
+  const auto sender = static_cast<pid_t>(call.pid);
+  learn_lineage(sender);
+  if (is_signal_call(call.data.nr) && from_reaper(sender) && after_return(sender)) {
+    const std::lock_guard lock(mutex_);
+    if (!returned_) {
+      after_return_.push_back(call);
+      return true;
+    }
+  }
+  route(call);
+  return true;
+}
+
+void SignalLedger::route(const seccomp_notif& call) {
   // Only a signal by number waits: an act on a process (signal_call.h) is recorded as it is made.
   if (call.data.nr != SYS_pidfd_send_signal && is_signal_call(call.data.nr) &&
       from_reaper(static_cast<pid_t>(call.pid))) {
@@ -147,7 +161,23 @@ bool SignalLedger::take(seccomp_notif& call) {
   } else {
     answer(call, false);
   }
-  return true;
+}
+
+bool SignalLedger::after_return(pid_t sender) const {
+  const std::optional<pid_t> root = census_.reaper_root(sender);
+  if (!root || *root == sender) return false;
+  // Exited, reaped or not, or exiting: a helper woken by the end of a pipe the command held
+  // acts while the command is still in its exit.
+  return !lives_on(*root);
+}
+
+void SignalLedger::release_after_return() {
+  {
+    const std::lock_guard lock(mutex_);
+    returned_ = true;
+  }
+  const uint64_t one = 1;
+  (void)!::write(wake_.get(), &one, sizeof one);
 }
 
 bool SignalLedger::from_reaper(pid_t sender) const {
@@ -216,7 +246,17 @@ void SignalLedger::answer(const seccomp_notif& call, bool unsettled) {
 // waits, and is never held in this sense.
 bool SignalLedger::held(pid_t pid) const {
   return std::any_of(deferred_.begin(), deferred_.end(),
-                     [&](const Deferred& d) { return static_cast<pid_t>(d.call.pid) == pid; });
+                     [&](const Deferred& d) { return static_cast<pid_t>(d.call.pid) == pid; }) ||
+         std::any_of(after_return_.begin(), after_return_.end(),
+                     [&](const seccomp_notif& c) { return static_cast<pid_t>(c.pid) == pid; });
+}
+
+void SignalLedger::release_held_leftovers() {
+  {
+    const std::lock_guard lock(mutex_);
+    if (!returned_) return;
+  }
+  for (const seccomp_notif& call : std::exchange(after_return_, {})) route(call);
 }
 
 bool SignalLedger::add_candidate(pid_t pid) {

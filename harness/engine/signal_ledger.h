@@ -55,6 +55,12 @@ class SignalLedger {
   // the agent's exit (dumb-init signals the agent's group) before any kill is requested.
   bool reaper_reached(pid_t pid) const;
 
+  // The reaper has returned and the members then alive are noted. Until now, a signal call made
+  // by a leftover of the reaper's — a process whose reaper command (or supervisor) had exited
+  // when it made the call, a `kill ... &` never waited for — was held here: the member it kills
+  // is alive when the return is noted, and late, however fast the harness noticed the return.
+  void release_after_return();
+
   // A PID-reuse race (race.h) is armed: once every process behind `triggers` has exited, the
   // reaper's calls by number wait until the race has been staged (race_staged), so that whether
   // a call comes before or after the decoy never depends on the scheduler.
@@ -80,6 +86,13 @@ class SignalLedger {
   void serve();
   bool take(seccomp_notif& call);
   bool from_reaper(pid_t sender) const;
+  // Whether `sender` acts for a reaper command that has exited: a leftover of the reaper's.
+  bool after_return(pid_t sender) const;
+  // A call to go through: at once, or, when it names a pid or group by number, once the world
+  // has settled.
+  void route(const seccomp_notif& call);
+  // Once the return is noted, the leftovers' held calls go their way (serving thread).
+  void release_held_leftovers();
   void answer(const seccomp_notif& call, bool unsettled);
   SignalRecord resolve(const seccomp_notif& call) const;
   // One look at the candidates: those that have settled are dropped (with, for those that died,
@@ -127,6 +140,8 @@ class SignalLedger {
   // The serving thread's alone:
   std::vector<Candidate> candidates_;
   std::deque<Deferred> deferred_;
+  std::vector<seccomp_notif> after_return_;  // leftovers' calls, until release_after_return()
+  bool returned_ = false;                    // under mutex_: release_after_return() was called
   std::thread thread_;
 };
 

@@ -76,6 +76,9 @@ void watch_until_certain(CaseContext& ctx, Tree& tree, const Kill& kill, const L
   scope.outside.insert({1, host, ::getpid()});
   for (pid_t helper : reaper_helpers(host, tree.spawned)) scope.outside.insert(helper);
   for (const auto& [pid, fd] : left.held) scope.reaper_left_running.emplace_back(pid, fd.get());
+  if (SignalLedger* ledger = ctx.ledger_or_null()) {
+    scope.learn_births = [ledger] { ledger->sync_kernel(Clock::now() + kLineageSync); };
+  }
   AuditResult audited = audit(tree.members, tree.deaths, ctx.census, scope);
   out.survivors = std::move(audited.survivors);
   out.all_dead_ms = audited.all_dead_ms;
@@ -99,8 +102,9 @@ Findings audit_tree(CaseContext& ctx, Tree& tree, const Kill& kill) {
   LeftRunning left = reaper_processes(ctx);
   out.reaper_left_running = std::move(left.records);
   std::vector<std::pair<ProcessRecord, int>> late;
+  if (ctx.reported_done()) late = late_members(ctx, tree.members);
+  if (ctx.ledger) ctx.ledger->release_after_return();
   if (ctx.reported_done()) {
-    late = late_members(ctx, tree.members);
     out.rebind_failures = rebind_ports(ctx.ports, kill.returned + ctx.options.settle);
   }
   watch_until_certain(ctx, tree, kill, left, out);
