@@ -14,6 +14,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/process/v2.hpp>
 
+#include "harness/support/hold_clock.h"
 #include "reaper/os/pidfd.h"
 
 namespace reapcheck {
@@ -93,11 +94,21 @@ CommandRun run_command(const std::string& command, std::chrono::steady_clock::ti
   StderrReader reader(err, run.stderr_text);
   reader.start();
   asio::steady_timer timer(ctx, deadline);
-  timer.async_wait([&](const bp::error_code& ec) {
+  // Inside a case, the time the signal ledger held the command's calls moves its deadline.
+  const HoldClock* hold = HoldClock::of_case();
+  const std::chrono::nanoseconds held_before =
+      hold != nullptr ? hold->held() : std::chrono::nanoseconds{0};
+  std::function<void(const bp::error_code&)> expire = [&](const bp::error_code& ec) {
     if (ec) return;  // cancelled: the command exited in time
+    if (hold != nullptr && hold->moved(deadline, held_before) > timer.expiry()) {
+      timer.expires_at(hold->moved(deadline, held_before));
+      timer.async_wait(expire);
+      return;
+    }
     run.timed_out = true;
     ::kill(-proc.id(), SIGKILL);
-  });
+  };
+  timer.async_wait(expire);
   proc.async_wait([&](const bp::error_code&, int) {
     run.status = proc.native_exit_code();
     timer.cancel();
@@ -106,6 +117,14 @@ CommandRun run_command(const std::string& command, std::chrono::steady_clock::ti
   ctx.run();
   while (!run.stderr_text.empty() && run.stderr_text.back() == '\n') run.stderr_text.pop_back();
   return run;
+}
+
+// Waits with `wait` until `deadline`; inside a case, moved by the time the signal ledger held the
+// reaper's calls meanwhile (hold_clock.h).
+bool wait_moved(const std::function<bool(std::chrono::steady_clock::time_point)>& wait,
+                std::chrono::steady_clock::time_point deadline) {
+  const HoldClock* hold = HoldClock::of_case();
+  return hold != nullptr ? hold->wait(deadline, wait) : wait(deadline);
 }
 
 std::string with_stderr(const std::string& what, const std::string& stderr_text) {
@@ -177,11 +196,13 @@ class Supervise final : public reaper::Reaper {
     reaper::KillReport report;
     reaper::pidfd_signal(supervisor.pidfd(), SIGTERM);
     report.note("SIGTERM to the supervisor " + std::to_string(supervisor.pid()));
-    if (!supervisor.wait_reaping(std::chrono::steady_clock::now() + grace)) {
+    const auto reaped = [&](auto until) { return supervisor.wait_reaping(until); };
+    const auto exited = [&](auto until) { return supervisor.wait_exit(until); };
+    if (!wait_moved(reaped, std::chrono::steady_clock::now() + grace)) {
       reaper::pidfd_signal(supervisor.pidfd(), SIGKILL);
       report.note("SIGKILL to the supervisor after the grace period");
       // Waited for as the process it is, not as a timer: the kill is done once it has exited.
-      if (!supervisor.wait_exit(std::chrono::steady_clock::now() + hung_after_)) {
+      if (!wait_moved(exited, std::chrono::steady_clock::now() + hung_after_)) {
         throw reaper::Timeout(fmt::format("the supervisor had not exited {} ms after its SIGKILL",
                                           hung_after_.count()));
       }

@@ -190,6 +190,7 @@ ReaperHost::Reply ReaperHost::read_reply(Clock::time_point deadline, const char*
   LineReader::Result r = reader_.next(deadline);
   if (r.status == LineReader::Status::timeout) {
     reply.status = Reply::Status::timeout;
+    reply.waited_out = true;
     reply.error = std::string("no reply to '") + what + "' before the deadline";
     return reply;
   }

@@ -57,6 +57,7 @@ class ReaperHost {
     double cpu_ms = 0;               // the host's own CPU time during the kill
     double children_cpu_ms = 0;      // its waited-for children's during the kill
     std::string error;
+    bool waited_out = false;  // timeout: no reply came before the deadline (the host said none)
   };
 
   Reply wait_spawned(Clock::time_point deadline);

@@ -31,12 +31,13 @@ constexpr std::chrono::seconds kSettleBound{2};
 
 }  // namespace
 
-SignalLedger::SignalLedger(reaper::UniqueFd listener, Census& census,
+SignalLedger::SignalLedger(reaper::UniqueFd listener, Census& census, HoldClock* hold,
                            std::optional<KernelSignalFeed> kernel)
     : listener_(std::move(listener)),
       stop_(::eventfd(0, EFD_CLOEXEC)),
       wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       census_(census),
+      hold_(hold),
       kernel_(kernel) {
   if (!stop_ || !wake_) reaper::throw_sys("eventfd");
   thread_ = std::thread([this] { serve(); });
@@ -105,6 +106,7 @@ void SignalLedger::serve() {
       deferred_.pop_front();
       look_again = std::chrono::milliseconds(1);
     }
+    if (hold_ != nullptr) hold_->hold(!deferred_.empty());
     // Then wait: for a call, for the end, for a candidate to die, for the race to be staged, or
     // to look at them again.
     std::vector<pollfd> fds = {{listener_.get(), POLLIN, 0},

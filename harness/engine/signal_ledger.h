@@ -20,6 +20,7 @@
 #include "harness/engine/census.h"
 #include "harness/model/result.h"
 #include "harness/sandbox/kernel_signal_trace.h"
+#include "harness/support/hold_clock.h"
 #include "reaper/os/unique_fd.h"
 
 namespace reapcheck {
@@ -29,8 +30,9 @@ class SignalLedger {
   using Clock = std::chrono::steady_clock;
 
   // Serves `listener` until destroyed; with `kernel`, also records the signals the kernel
-  // generates for the case's processes (kernel_signal_trace.h).
-  SignalLedger(reaper::UniqueFd listener, Census& census,
+  // generates for the case's processes (kernel_signal_trace.h). Each time it holds a call of
+  // the reaper's is counted on `hold` (when given).
+  SignalLedger(reaper::UniqueFd listener, Census& census, HoldClock* hold,
                std::optional<KernelSignalFeed> kernel = std::nullopt);
   ~SignalLedger();
   SignalLedger(const SignalLedger&) = delete;
@@ -119,6 +121,7 @@ class SignalLedger {
   reaper::UniqueFd stop_;  // an eventfd: written to end serve()
   reaper::UniqueFd wake_;  // an eventfd: written when the race has been staged
   Census& census_;
+  HoldClock* const hold_;
   mutable std::mutex mutex_;
   std::vector<std::pair<Clock::time_point, SignalRecord>> records_;  // in time order
   const std::optional<KernelSignalFeed> kernel_;

@@ -24,6 +24,7 @@
 #include "harness/engine/signal_ledger.h"
 #include "harness/model/result.h"
 #include "harness/model/scenario.h"
+#include "harness/support/hold_clock.h"
 #include "reaper/os/unique_fd.h"
 
 namespace reapcheck {
@@ -77,6 +78,7 @@ struct CaseContext {
   // The running parts, in the order they start: they end in reverse (the ledger before the host
   // whose calls it holds, the host before the bystanders its kill must not reach).
   Census census;
+  HoldClock hold_clock;  // the ledger's holds, which move the reaper's deadlines
   std::optional<Bystanders> bystanders;
   std::optional<ReadinessChannel> ready;
   std::optional<ReaperHost> host;

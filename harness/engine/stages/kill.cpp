@@ -68,9 +68,18 @@ ReaperHost::Reply request_kill(CaseContext& ctx, Tree& tree, Clock::time_point s
     case CaseSetup::Request::reaper:
       break;
   }
+  const auto held_before = ctx.hold_clock.held();
   ctx.host->request_kill();
-  return await_kill(*ctx.host, tree.race, *ctx.bystanders, tree.deaths, ctx.ledger_or_null(), start,
-                    deadline);
+  ReaperHost::Reply reply = await_kill(*ctx.host, tree.race, *ctx.bystanders, tree.deaths,
+                                       ctx.ledger_or_null(), start, deadline);
+  if (!reply.waited_out) return reply;
+  // Time the ledger held the reaper's calls is time it would not have spent: the deadline moves
+  // by it.
+  ctx.hold_clock.wait(ctx.hold_clock.moved(deadline, held_before), [&](Clock::time_point until) {
+    reply = ctx.host->wait_killed(until);
+    return !reply.waited_out;
+  });
+  return reply;
 }
 
 }  // namespace

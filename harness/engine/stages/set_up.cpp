@@ -123,11 +123,11 @@ std::vector<std::string> start_ledger(CaseContext& ctx) {
   }
   auto feed = kernel_signal_feed();
   if (auto* why = std::get_if<std::string>(&feed)) {
-    ctx.ledger.emplace(std::move(*fd), ctx.census);
+    ctx.ledger.emplace(std::move(*fd), ctx.census, &ctx.hold_clock);
     return {"signals the kernel generates for the reaper's side, such as cgroup.kill's (" + *why +
             ")"};
   }
-  ctx.ledger.emplace(std::move(*fd), ctx.census, std::get<KernelSignalFeed>(feed));
+  ctx.ledger.emplace(std::move(*fd), ctx.census, &ctx.hold_clock, std::get<KernelSignalFeed>(feed));
   return {};
 }
 
@@ -167,6 +167,7 @@ void start_bystanders(CaseContext& ctx) {
 Spawned spawn_agent(CaseContext& ctx) {
   Spawned out;
   out.requested = Clock::now();
+  HoldClock::set_case(&ctx.hold_clock);  // the host inherits it
   ctx.host.emplace(host_plan(ctx));
   ctx.census.set_reaper_host(ctx.host->pid());
   ctx.ready->close_writer();  // the agent's tree holds the only write ends now: EOF: it died
