@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "harness/catalog/external.h"
+#include "harness/model/reaper_name.h"
 
 namespace reapcheck {
 namespace {
@@ -89,10 +90,12 @@ std::optional<ReaperChoice> resolve_reaper(std::string_view id, const Layout& la
   for (const auto& r : reaper_catalog(layout)) {
     if (r.id == id) return r;
   }
-  if (auto command = command_after(id, kExec)) {
+  // "NAME=exec:CMD" is exec:CMD under a name of the user's for the reports (reaper_name.h).
+  const std::string_view command_id = split_reaper_label(id).reaper;
+  if (auto command = command_after(command_id, kExec)) {
     return exec_choice(std::string(id), *command, ReaperChoice::Origin::command);
   }
-  if (auto command = command_after(id, kSupervise)) {
+  if (auto command = command_after(command_id, kSupervise)) {
     return supervise_choice(std::string(id), *command, ReaperChoice::Origin::command);
   }
   return std::nullopt;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -16,6 +17,7 @@
 #include "harness/cli/did_you_mean.h"
 #include "harness/cli/environment.h"
 #include "harness/engine/case.h"
+#include "harness/model/reaper_name.h"
 #include "harness/model/toml_reader.h"
 #include "harness/support/version.h"
 
@@ -36,10 +38,11 @@ std::string reaper_id_from(const std::string& arg) {
 // a path that is no executable file, or a name neither in PATH nor one of sh's own commands.
 // Refused once, before the first case, rather than a reaper-error in every case.
 std::string unstartable_command(const std::string& id, const Layout& layout) {
-  const auto colon = id.find(':');
-  const std::string kind = id.substr(0, colon);
+  const std::string command(split_reaper_label(id).reaper);  // a label changes no command
+  const auto colon = command.find(':');
+  const std::string kind = command.substr(0, colon);
   if (colon == std::string::npos || (kind != "exec" && kind != "supervise")) return {};
-  std::istringstream words(id.substr(colon + 1));
+  std::istringstream words(command.substr(colon + 1));
   std::string program;
   words >> program;
   if (program.empty() || program.find_first_of("'\"$`=\\;&|(){}<>*?~") != std::string::npos) {
@@ -55,6 +58,21 @@ std::string unstartable_command(const std::string& id, const Layout& layout) {
   }
   if (::access(program.c_str(), X_OK) == 0 && !std::filesystem::is_directory(program)) return {};
   return fmt::format("'{}' is not an executable file", program);
+}
+
+// Two reapers of one run that reports would show under one name (a JUnit classname): a label
+// that is a catalogue id or another reaper's label.
+void refuse_shared_names(const std::vector<std::string>& ids) {
+  std::map<std::string, std::string> by_name;
+  for (const auto& id : ids) {
+    const auto [seen, added] = by_name.emplace(reaper_name(id), id);
+    if (!added && seen->second != id) {
+      throw UsageError(fmt::format(
+          "--reaper {} and --reaper {} would both be named '{}' in the reports; give one a "
+          "label of its own (--reaper NAME=exec:CMD)",
+          seen->second, id, seen->first));
+    }
+  }
 }
 
 }  // namespace
@@ -118,6 +136,7 @@ std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, 
                                    valid_reaper_ids()));
     }
   }
+  refuse_shared_names(out);
   return out;
 }
 

@@ -153,8 +153,9 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
   cmd->add_option("--scenario", args->scenarios, "Scenario id (repeatable; default: all)")
       ->type_name("ID");
   cmd->add_option("--reaper", args->reapers,
-                  "Reaper: a built-in or preset id, 'exec:CMD', 'supervise:CMD', or @FILE holding "
-                  "one of those (repeatable; default: every built-in)")
+                  "Reaper: a built-in or preset id, 'exec:CMD', 'supervise:CMD' (either as "
+                  "'NAME=exec:CMD': NAME is its name in JUnit), or @FILE holding one of those "
+                  "(repeatable; default: every built-in)")
       ->type_name("REAPER");
   cmd->add_flag("--presets", args->presets, "Also run every preset (tini, dumb-init, ...)");
   cmd->add_flag("--expect-pass", args->expect_pass,
