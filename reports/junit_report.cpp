@@ -7,6 +7,7 @@
 #include <pugixml.hpp>
 #include <sstream>
 
+#include "harness/model/reaper_name.h"
 #include "reports/evidence.h"
 #include "reports/file_output.h"
 
@@ -65,16 +66,30 @@ void add_run_properties(pugi::xml_node props, const RunResult& run) {
 }
 
 struct Counts {
+  int tests = 0;
   int failures = 0;
+  int errors = 0;
   int skipped = 0;
   double seconds = 0;
+  Counts& operator+=(const Counts& o) {
+    tests += o.tests, failures += o.failures, errors += o.errors, skipped += o.skipped;
+    seconds += o.seconds;
+    return *this;
+  }
 };
 
-// One <testcase>: a failure with the evidence as message and text, a skip with its reason, or
-// nothing (a pass or a known weakness, whose evidence goes to the suite's system-out).
+// The reaper, or the harness, could not do its part: JUnit's <error> (the test could not run as
+// meant) rather than <failure> (it ran and found the reaper wanting), so readers count them apart.
+bool is_error(Verdict v) {
+  return v == Verdict::setup_error || v == Verdict::reaper_error || v == Verdict::reaper_timeout;
+}
+
+// One <testcase>: a failure or an error with the evidence as message and text, a skip with its
+// reason, or nothing (a pass or a known weakness, whose evidence goes to the suite's system-out).
 void add_case(pugi::xml_node suite, const RunResult& run, const CaseResult& c, Counts& n) {
   auto tc = suite.append_child("testcase");
-  tc.append_attribute("classname") = c.reaper.c_str();
+  ++n.tests;
+  tc.append_attribute("classname") = reaper_name(c.reaper).c_str();
   tc.append_attribute("name") = case_name(run, c).c_str();
   tc.append_attribute("time") = fmt::format("{:.3f}", c.case_ms / 1000).c_str();
   n.seconds += c.case_ms / 1000;
@@ -82,8 +97,8 @@ void add_case(pugi::xml_node suite, const RunResult& run, const CaseResult& c, C
     ++n.skipped;
     tc.append_child("skipped").append_attribute("message") = c.reason.c_str();
   } else if (!c.as_expected()) {
-    ++n.failures;
-    auto f = tc.append_child("failure");
+    ++(is_error(c.verdict) ? n.errors : n.failures);
+    auto f = tc.append_child(is_error(c.verdict) ? "error" : "failure");
     f.append_attribute("message") = headline(c).c_str();
     f.append_attribute("type") = std::string(to_string(c.verdict)).c_str();
     f.append_child(pugi::node_pcdata).set_value(case_text(run, c).c_str());
@@ -115,15 +130,24 @@ std::string known_evidence(const RunResult& run, const std::vector<const CaseRes
   return out;
 }
 
-void add_suite(pugi::xml_node suites, const RunResult& run, const std::string& reaper,
-               const std::vector<const CaseResult*>& cases, int id, const std::string& stamp) {
+void set_counts(pugi::xml_node node, const Counts& n) {
+  node.append_attribute("tests") = n.tests;
+  node.append_attribute("failures") = n.failures;
+  node.append_attribute("errors") = n.errors;
+}
+
+// One <testsuite> per reaper, named as its cases' classname; the reaper's id as given (a
+// command) is its property "reaper".
+Counts add_suite(pugi::xml_node suites, const RunResult& run, const std::string& reaper,
+                 const std::vector<const CaseResult*>& cases, int id, const std::string& stamp) {
   auto suite = suites.append_child("testsuite");
-  suite.append_attribute("name") = reaper.c_str();
+  suite.append_attribute("name") = reaper_name(reaper).c_str();
   suite.append_attribute("package") = "reapcheck";
   suite.append_attribute("id") = id;
   suite.append_attribute("timestamp") = stamp.c_str();
   suite.append_attribute("hostname") = run.info.host.empty() ? "localhost" : run.info.host.c_str();
   auto props = suite.append_child("properties");
+  add_property(props, "reaper", reaper);
   add_run_properties(props, run);
   for (const CaseResult* c : cases) add_case_properties(props, case_name(run, *c), *c);
   Counts n;
@@ -132,11 +156,10 @@ void add_suite(pugi::xml_node suites, const RunResult& run, const std::string& r
       .append_child(pugi::node_pcdata)
       .set_value(known_evidence(run, cases).c_str());
   suite.append_child("system-err");
-  suite.append_attribute("tests") = static_cast<int>(cases.size());
-  suite.append_attribute("failures") = n.failures;
-  suite.append_attribute("errors") = 0;
+  set_counts(suite, n);
   suite.append_attribute("skipped") = n.skipped;
   suite.append_attribute("time") = fmt::format("{:.3f}", n.seconds).c_str();
+  return n;
 }
 
 }  // namespace
@@ -147,10 +170,19 @@ std::string junit_xml(const RunResult& run) {
   // The Ant schema requires a timestamp: the epoch for a results.json from before runs kept one.
   const std::string stamp = run.info.started.empty() ? "1970-01-01T00:00:00" : run.info.started;
   pugi::xml_document doc;
-  // No attributes: the Ant schema allows none on <testsuites>; readers sum the suites.
+  // The totals as Jenkins' schema allows them (the Ant schema allows no attribute here, and no
+  // reader requires its absence); the time is the run's, shorter than the cases' sum when they
+  // ran side by side.
   auto suites = doc.append_child("testsuites");
+  suites.append_attribute("name") = "reapcheck";
+  Counts total;
   int id = 0;
-  for (const auto& [reaper, cases] : by_reaper) add_suite(suites, run, reaper, cases, id++, stamp);
+  for (const auto& [reaper, cases] : by_reaper) {
+    total += add_suite(suites, run, reaper, cases, id++, stamp);
+  }
+  set_counts(suites, total);
+  suites.append_attribute("time") =
+      fmt::format("{:.3f}", run.wall_s > 0 ? run.wall_s : total.seconds).c_str();
   std::ostringstream out;
   doc.save(out, "  ");
   return out.str();

@@ -4,6 +4,7 @@
 
 #include <pugixml.hpp>
 
+#include "harness/model/reaper_name.h"
 #include "harness/model/result_json.h"
 #include "reports/evidence.h"
 #include "reports/junit_report.h"
@@ -42,7 +43,11 @@ TEST(JUnit, OneSuitePerReaperAndTheSurvivorInTheFailureMessage) {
   auto suites = doc.child("testsuites");
   EXPECT_EQ(std::distance(suites.children("testsuite").begin(), suites.children("testsuite").end()),
             2);
-  EXPECT_TRUE(suites.attributes().empty());  // the Ant schema allows none
+  EXPECT_STREQ(suites.attribute("name").value(), "reapcheck");
+  EXPECT_EQ(suites.attribute("tests").as_int(), 3);
+  EXPECT_EQ(suites.attribute("failures").as_int(), 1);
+  EXPECT_EQ(suites.attribute("errors").as_int(), 0);
+  EXPECT_STREQ(suites.attribute("time").value(), "1.500");  // no wall time: the cases' sum
   auto pgroup = suites.find_child_by_attribute("testsuite", "name", "pgroup");
   EXPECT_EQ(pgroup.attribute("failures").as_int(), 1);
   auto tc = pgroup.child("testcase");
@@ -63,6 +68,65 @@ TEST(JUnit, OneSuitePerReaperAndTheSurvivorInTheFailureMessage) {
   EXPECT_EQ(pidfd.attribute("skipped").as_int(), 1);
   auto skipped = pidfd.find_child_by_attribute("testcase", "name", "cgroup-only").child("skipped");
   EXPECT_STREQ(skipped.attribute("message").value(), "no writable cgroup v2");
+}
+
+// A reaper that failed, timed out or could not be set up is a JUnit error, counted apart from
+// the failures; a command's suite and classname are a plain word, the command a property; the
+// run's time is its wall time.
+TEST(JUnit, ErrorsApartAndCommandsUnderPlainNames) {
+  RunResult run = sample();
+  run.wall_s = 0.75;
+  CaseResult broken = run.cases[1];
+  broken.reaper = "mine=exec:./bin/my.reaper kill {pid}";
+  broken.verdict = Verdict::reaper_error;
+  broken.reason = "'./bin/my.reaper kill 5' exited with status 1";
+  CaseResult hung = broken;
+  hung.scenario = "plain-child";
+  hung.reaper = "exec:sleep 60";
+  hung.verdict = Verdict::reaper_timeout;
+  CaseResult unbuilt = hung;
+  unbuilt.scenario = "deep-chain";
+  unbuilt.verdict = Verdict::setup_error;
+  CaseResult known = hung;  // declared, so no deviation at all
+  known.scenario = "fork-storm";
+  known.expected = Verdict::reaper_timeout;
+  run.cases.insert(run.cases.end(), {broken, hung, unbuilt, known});
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(junit_xml(run).c_str()));
+  auto suites = doc.child("testsuites");
+  EXPECT_EQ(suites.attribute("tests").as_int(), 7);
+  EXPECT_EQ(suites.attribute("failures").as_int(), 1);
+  EXPECT_EQ(suites.attribute("errors").as_int(), 3);
+  EXPECT_STREQ(suites.attribute("time").value(), "0.750");
+  auto mine = suites.find_child_by_attribute("testsuite", "name", "mine");
+  EXPECT_EQ(mine.attribute("errors").as_int(), 1);
+  EXPECT_EQ(mine.attribute("failures").as_int(), 0);
+  EXPECT_STREQ(mine.child("properties")
+                   .find_child_by_attribute("property", "name", "reaper")
+                   .attribute("value")
+                   .value(),
+               "mine=exec:./bin/my.reaper kill {pid}");
+  auto tc = mine.child("testcase");
+  EXPECT_STREQ(tc.attribute("classname").value(), "mine");
+  EXPECT_TRUE(tc.child("failure").empty());
+  EXPECT_STREQ(tc.child("error").attribute("type").value(), "reaper-error");
+  EXPECT_EQ(std::string(tc.child("error").attribute("message").value())
+                .rfind("reaper-error (expected pass): ", 0),
+            0u);
+  const std::string sleep_name = reaper_name("exec:sleep 60");
+  auto sleep = suites.find_child_by_attribute("testsuite", "name", sleep_name.c_str());
+  EXPECT_EQ(sleep_name.rfind("exec-sleep-", 0), 0u);
+  EXPECT_EQ(sleep.attribute("tests").as_int(), 3);
+  EXPECT_EQ(sleep.attribute("errors").as_int(), 2);
+  for (auto c : sleep.children("testcase")) {
+    EXPECT_EQ(c.attribute("classname").value(), sleep_name);
+    EXPECT_EQ(c.child("error").empty(), std::string(c.attribute("name").value()) == "fork-storm");
+  }
+  EXPECT_STREQ(sleep.find_child_by_attribute("testcase", "name", "deep-chain")
+                   .child("error")
+                   .attribute("type")
+                   .value(),
+               "setup-error");
 }
 
 // A reaper that leaves a thousand processes still gets a readable report: the first few, "and N
