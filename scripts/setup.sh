@@ -53,13 +53,14 @@ if ((${#missing[@]})); then
 fi
 
 cd "$(dirname "$0")/.."
-# Node packages with dependencies (the fixtures; with --tests, the linters): installed from their
-# lock files, once. Tests never reach the network; this does, through npm's registry.
+# Node packages with dependencies (the fixtures; with --tests, the linters and XML parsers):
+# installed from their lock files, again when a lock file is newer than what npm installed from
+# it. Tests never reach the network; this does, through npm's registry.
 locks=(fixtures/node/*/package-lock.json)
 $tests && locks+=(tests/tools/package-lock.json tests/projects/*/package-lock.json)
 for lock in "${locks[@]}"; do
   dir=$(dirname "$lock")
-  if grep -q '"node_modules/' "$lock" && [ ! -d "$dir/node_modules" ]; then
+  if grep -q '"node_modules/' "$lock" && [ "$lock" -nt "$dir/node_modules/.package-lock.json" ]; then
     echo "setup: npm ci in $dir" >&2
     (cd "$dir" && npm ci --silent --no-audit --no-fund) >&2
   fi

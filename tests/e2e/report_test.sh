@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The reports as CI servers, their JUnit readers and people see them.
-#   report_test.sh BUILD_BIN_DIR SOURCE_DIR junit|consumer|html|bounds
+#   report_test.sh BUILD_BIN_DIR SOURCE_DIR junit|consumer|parsers|html|bounds
 # junit:    junit.xml validates against reports/schema/junit.xsd and Jenkins xunit's junit-10.xsd,
 #           and but for <testsuites>'s attributes against the Ant JUnit schema (xmllint).
 # consumer: a real JUnit reader (Debian's python3-junitparser, which EnricoMi's
 #           publish-unit-test-result-action reads with) shows the escaped survivor, its pid and
 #           argv, in the failure message, the reaper's error as an error, and the run's counts.
+# parsers:  the XML parsers of dorny/test-reporter (xml2js) and mikepenz/action-junit-report
+#           (xml-js), from tests/tools, read the counts, time, titles and messages those
+#           reporters show (junit_parsers.mjs).
 # html:     matrix.html in headless Chromium: cells, text marks, info block, anchors, filters, and
 #           opening a cell leaves the table's layout as it was.
 # bounds:   a do-nothing reaper over every scenario prints under 1.5 KB a case, no <system-out> passes
@@ -61,6 +64,14 @@ case "$what" in
       { echo "skipped: python3-junitparser is absent (Debian: python3-junitparser)"; exit 77; }
     gate_run
     "$py" "$here/junit_consumer.py" "$work/junit.xml" "$work/r.json" || exit 1
+    ;;
+  parsers)
+    tools=$src/tests/tools/node_modules
+    [ -d "$tools/xml2js" ] && [ -d "$tools/xml-js" ] ||
+      { echo "skipped: xml2js or xml-js is absent: run scripts/setup.sh --tests"; exit 77; }
+    gate_run
+    node "$here/junit_parsers.mjs" "$work/junit.xml" "$work/r.json" "$src/tests/tools" \
+      "$src/docs/gate.md" || exit 1
     ;;
   html)
     chromium=$(command -v chromium || command -v chromium-browser) ||
