@@ -134,7 +134,7 @@ std::optional<Party> Census::who(pid_t pid) const {
 std::optional<Party> Census::who_locked(pid_t pid) const {
   if (pid <= 0) return std::nullopt;
   if (pid == runner_) return Party{Party::Kind::harness, pid, "case runner"};
-  if (pid == host_) return Party{Party::Kind::harness, pid, "reaper host"};
+  if (pid == host_) return Party{Party::Kind::harness, pid, std::string(kReaperHostRole)};
   for (const auto& [kind, known] :
        {std::pair{Party::Kind::member, &members_}, std::pair{Party::Kind::bystander, &bystanders_},
         std::pair{Party::Kind::reaper, &reapers_}}) {

@@ -38,14 +38,21 @@ bool SignalRecord::stray() const {
          std::none_of(reached.begin(), reached.end(), [](const Party& p) { return p.alive; });
 }
 
-std::string SignalRecord::summary(size_t argv_width) const {
+std::string SignalRecord::sender_text(std::string_view reaper, size_t argv_width) const {
+  if (from_reaper_host()) {
+    return fmt::format("reaper {} (pid {})", reaper.empty() ? "host" : reaper, sender.pid);
+  }
+  return fmt::format("{} [{}]", sender.label(),
+                     cut(fmt::format("{}", fmt::join(sender_argv, " ")), argv_width));
+}
+
+std::string SignalRecord::summary(size_t argv_width, std::string_view reaper) const {
   std::vector<std::string> to;
   to.reserve(reached.size());
   for (const auto& p : reached) to.push_back(p.label());
-  return fmt::format("{:+.1f} ms {} [{}] {}({}, {}) → {}: {}", at_ms, sender.label(),
-                     cut(fmt::format("{}", fmt::join(sender_argv, " ")), argv_width), call, target,
-                     signal, to.empty() ? "nothing there" : fmt::format("{}", fmt::join(to, ", ")),
-                     result);
+  return fmt::format("{:+.1f} ms {} {}({}, {}) → {}: {}", at_ms, sender_text(reaper, argv_width),
+                     call, target, signal,
+                     to.empty() ? "nothing there" : fmt::format("{}", fmt::join(to, ", ")), result);
 }
 
 bool SignalRecord::hit_outside() const {

@@ -93,6 +93,11 @@ struct Party {
 
 std::string_view to_string(Party::Kind kind);
 
+// The role the census gives the reaper host (engine/census.cpp), the harness's process that runs
+// a built-in reaper's code and starts an external one. It is a copy of reapcheck, so its argv
+// would name reapcheck's own command line rather than the reaper: reports name it by the reaper.
+inline constexpr std::string_view kReaperHostRole = "reaper host";
+
 // One signal-sending system call made inside the case, recorded while its sender waited (seccomp
 // user notification): who sent it, what it addressed, and what that held at that instant.
 struct SignalRecord {
@@ -127,9 +132,17 @@ struct SignalRecord {
   // way finish before it resolves such a call, so this does not depend on scheduling.)
   bool stray() const;
 
+  // Sent by the reaper host: by the reaper's code when it is a built-in, else by the harness
+  // on the reaper's behalf.
+  bool from_reaper_host() const { return sender.role == kReaperHostRole; }
+  // The sender as a reader knows it, by what it runs: "reaper sh (pid 9) [sh -c ...]", its argv
+  // cut to `argv_width` characters; the reaper host as the case's reaper, "reaper pgroup (pid
+  // 4)" (`reaper`: its id; empty: "reaper host"), without reapcheck's own argv.
+  std::string sender_text(std::string_view reaper = {},
+                          size_t argv_width = std::string::npos) const;
   // One line: "+12.3 ms reaper sh (pid 9) [sh -c ...] kill(pid 7, SIGTERM) → bystander
-  // sibling-agent (pid 7): sent"; the sender's argv cut to `argv_width` characters.
-  std::string summary(size_t argv_width = std::string::npos) const;
+  // sibling-agent (pid 7): sent"; the sender as sender_text() names it.
+  std::string summary(size_t argv_width = std::string::npos, std::string_view reaper = {}) const;
 };
 
 // A member that was alive, and not dying, when the reaper reported done.
