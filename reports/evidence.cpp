@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -16,6 +17,7 @@ constexpr size_t kSummaryWidth = 300;  // a CI tool's headline: one line, a few 
 constexpr size_t kArgvInSummary = 40;
 constexpr size_t kNamedInSummary = 2;  // processes named in the headline before "and N more"
 constexpr size_t kArgvInLedger = 24;   // a ledger record's sender argv, so its target shows
+constexpr size_t kHintWidth = kEvidenceLimits.width + 40;  // "reapers that pass it: ..."
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -50,12 +52,14 @@ std::string short_argv(const std::vector<std::string>& argv) {
 
 // "a, b and 3 more": the first few of `items`, then how many were left out.
 std::string first_few(const std::vector<std::string>& items) {
-  std::vector<std::string> shown(
-      items.begin(),
-      items.begin() + static_cast<std::ptrdiff_t>(std::min(items.size(), kNamedInSummary)));
-  std::string out = fmt::format("{}", fmt::join(shown, ", "));
-  if (items.size() > shown.size()) out += fmt::format(" and {} more", items.size() - shown.size());
-  return out;
+  return first_items(items, std::numeric_limits<size_t>::max(), kNamedInSummary);
+}
+
+// A headline's sender: "pid 9 (sh -c my-reaper…)"; the reaper host by the case's reaper,
+// "pgroup (pid 4)", since its argv is reapcheck's own.
+std::string sender_clause(const CaseResult& c, const SignalRecord& r) {
+  if (r.from_reaper_host()) return fmt::format("{} (pid {})", c.reaper, r.sender.pid);
+  return fmt::format("pid {} ({})", r.sender.pid, short_argv(r.sender_argv));
 }
 
 // Who outside the tree got what from whom, from the ledger (or, without it, the bystanders).
@@ -66,8 +70,7 @@ std::vector<std::string> hit_clauses(const CaseResult& c) {
     if (!r.hit_outside()) continue;
     for (const auto& p : r.reached) {
       if (p.kind != Party::Kind::bystander && p.kind != Party::Kind::harness) continue;
-      std::string clause = fmt::format("{} got {} from pid {} ({})", p.role, r.signal, r.sender.pid,
-                                       short_argv(r.sender_argv));
+      std::string clause = fmt::format("{} got {} from {}", p.role, r.signal, sender_clause(c, r));
       if (seen.insert(clause).second) hits.push_back(std::move(clause));
     }
   }
@@ -83,8 +86,8 @@ std::vector<std::string> stray_clauses(const CaseResult& c) {
   std::vector<std::string> out;
   for (const auto& r : c.signals) {
     if (r.stray()) {
-      out.push_back(fmt::format("{} to {} where nothing lived, from pid {} ({})", r.signal,
-                                r.target, r.sender.pid, short_argv(r.sender_argv)));
+      out.push_back(fmt::format("{} to {} where nothing lived, from {}", r.signal, r.target,
+                                sender_clause(c, r)));
     }
   }
   return out;
@@ -183,6 +186,27 @@ std::string evidence_summary(const CaseResult& c) {
   return cut(fmt::format("{}", fmt::join(parts, "; ")), kSummaryWidth);
 }
 
+std::string evidence_brief(const CaseResult& c, size_t width) {
+  if (c.verdict == Verdict::reaper_error || c.verdict == Verdict::reaper_timeout) {
+    return cut(c.reaper_outcome.message, width);
+  }
+  std::string head;
+  std::vector<std::string> items;
+  if (c.verdict == Verdict::bystander_hit) {
+    items = hit_clauses(c);
+  } else if (c.verdict == Verdict::leak && !c.survivors.empty()) {
+    head = "survived: ";
+    items = each(c.survivors,
+                 [](const ProcessRecord& p) { return fmt::format("{} (pid {})", p.role, p.pid); });
+  } else if (c.verdict == Verdict::stray_signal) {
+    items = stray_clauses(c);
+  } else if (c.verdict == Verdict::late) {
+    items = late_clauses(c);
+  }
+  if (items.empty()) return cut(evidence_summary(c), width);
+  return head + first_items(items, width - std::min(width, text_width(head)));
+}
+
 std::vector<EvidenceSection> evidence_sections(const CaseResult& c) {
   std::vector<EvidenceSection> out;
   if (!c.survivors.empty()) out.push_back(survivors_section(c));
@@ -202,7 +226,7 @@ std::vector<EvidenceSection> evidence_sections(const CaseResult& c) {
   }
   std::vector<std::string> sent;
   for (const auto& r : c.signals) {
-    if (r.counts()) sent.push_back(r.summary(kArgvInLedger));
+    if (r.counts()) sent.push_back(r.summary(kArgvInLedger, c.reaper));
   }
   if (!sent.empty()) {
     // A record names its sender, the call and what it reached: wider than a forest row.
@@ -242,9 +266,11 @@ std::vector<std::string> lesson_lines(const CaseResult& c, const ScenarioNotes* 
     if (id != c.reaper) others.push_back(id);
   }
   if (others.empty()) return out;
-  out.push_back(cut(fmt::format("reapers that pass it: {} — try --reaper {}",
-                                fmt::join(others, ", "), others.front()),
-                    kEvidenceLimits.width + 40));
+  // The flag to try is never what is cut: reapers are left out of the list, whole, instead.
+  const std::string head = "reapers that pass it: ";
+  const std::string tail = fmt::format(" — try --reaper {}", others.front());
+  const size_t room = kHintWidth - std::min(kHintWidth, text_width(head) + text_width(tail));
+  out.push_back(head + first_items(others, room) + tail);
   return out;
 }
 

@@ -45,6 +45,12 @@ std::string short_reason(const CaseResult& c);
 // "sibling-agent got SIGKILL from pid 9 (sh -c ...)".
 std::string evidence_summary(const CaseResult& c);
 
+// What decided the verdict in one line of at most about `width` characters, for a deviation
+// listed in one line: "survived: agent (pid 7), shell (pid 9) and 3 more", "sibling-agent got
+// SIGKILL from pgroup (pid 4)". Lists drop whole items to fit; a single long item (a reaper's
+// error message) is cut.
+std::string evidence_brief(const CaseResult& c, size_t width);
+
 std::vector<EvidenceSection> evidence_sections(const CaseResult& c);
 
 // What a reader of a failing or known-weak cell should learn: the scenario, why this technique

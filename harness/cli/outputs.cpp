@@ -24,7 +24,7 @@ struct ReportFile {
 };
 
 void write_matrix_text(const RunResult& run, const std::filesystem::path& file) {
-  write_text_file(file, text_matrix(run, false) + text_deviations(run));
+  write_text_file(file, text_report(run, false, TextDetail::explain));
 }
 
 std::vector<ReportFile> report_files(const OutputFiles& files) {
@@ -60,6 +60,21 @@ void check_outputs(const OutputFiles& files) {
       throw UsageError(fmt::format("cannot write {}; nothing was run", e.what()));
     }
   }
+}
+
+TextDetail TextChoice::detail() const {
+  if (quiet) return TextDetail::quiet;
+  return explain ? TextDetail::explain : TextDetail::normal;
+}
+
+void add_text_options(CLI::App* cmd, TextChoice& choice, const std::string& quiet_also) {
+  auto* quiet = cmd->add_flag("-q,--quiet", choice.quiet,
+                              "Print the deviations and the summary line only" + quiet_also);
+  cmd->add_flag("--explain", choice.explain,
+                "Print every deviation in full, and each declared weakness with its evidence "
+                "and lesson, each skip with its reason (by default one line per reaper says how "
+                "many it declares; matrix.txt always holds all of it)")
+      ->excludes(quiet);
 }
 
 bool write_outputs(const RunResult& run, const OutputFiles& files) {

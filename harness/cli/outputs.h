@@ -3,9 +3,11 @@
 // (a full disk) loses only itself.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 
 #include "harness/model/result.h"
+#include "reports/text_matrix.h"
 
 namespace reapcheck {
 
@@ -23,5 +25,17 @@ void check_outputs(const OutputFiles& files);
 // Writes every file it can; prints each that fails, with its path and reason, on stderr.
 // Returns whether all were written.
 bool write_outputs(const RunResult& run, const OutputFiles& files);
+
+// How much of the terminal report a command prints: -q,--quiet and --explain.
+struct TextChoice {
+  bool quiet = false;
+  bool explain = false;
+
+  TextDetail detail() const;
+};
+
+// -q,--quiet and --explain (which exclude each other) on `cmd`, into `choice`; `quiet_also`
+// ends -q's help with what else it silences ("; no progress lines").
+void add_text_options(CLI::App* cmd, TextChoice& choice, const std::string& quiet_also = {});
 
 }  // namespace reapcheck

@@ -24,6 +24,7 @@ struct ReportArgs {
   std::string recover;  // --recover DIR
   bool merge = false;
   OutputFiles outputs;  // --json, --junit, --html
+  TextChoice text;      // -q, --explain
 };
 
 RunResult read_input(const std::string& file) {
@@ -69,7 +70,7 @@ int recover(const GlobalArgs& global, const ReportArgs& args) {
   fmt::print(stderr, "reapcheck: recovered {} finished case(s) from {}/{}{}\n", run.cases.size(),
              args.recover, Journal::kFile,
              torn > 0 ? fmt::format(" ({} line(s) cut short by the kill left out)", torn) : "");
-  fmt::print("{}{}", text_matrix(run, use_colour(global)), text_deviations(run));
+  fmt::print("{}", text_report(run, use_colour(global), args.text.detail()));
   if (!write_outputs(run, outputs)) return kExitUsage;
   return summarise(run).ok() ? kExitOk : kExitDeviation;
 }
@@ -101,7 +102,7 @@ int report(const GlobalArgs& global, const ReportArgs& args) {
   }
   check_outputs(args.outputs);
   const RunResult results = args.merge ? merged(args.inputs) : read_input(args.inputs.front());
-  fmt::print("{}{}", text_matrix(results, use_colour(global)), text_deviations(results));
+  fmt::print("{}", text_report(results, use_colour(global), args.text.detail()));
   if (!write_outputs(results, args.outputs)) return kExitUsage;
   return args.merge && !summarise(results).ok() ? kExitDeviation : kExitOk;
 }
@@ -157,6 +158,7 @@ Command report_command(CLI::App& app, const GlobalArgs& global) {
   cmd->add_option("--junit", args->outputs.junit, "Write JUnit XML to FILE")->type_name("FILE");
   cmd->add_option("--json", args->outputs.json, "Write the (merged) results as JSON to FILE")
       ->type_name("FILE");
+  add_text_options(cmd, args->text);
   return {cmd, [args, &global] { return report(global, *args); }};
 }
 

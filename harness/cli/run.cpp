@@ -29,7 +29,7 @@ struct RunArgs {
   int repeat = 1;
   int jobs = default_jobs();
   int skip_exit_code = 0;
-  bool quiet = false;
+  TextChoice text;  // -q, --explain
   bool presets = false;
   bool expect_pass = false;
   bool no_ledger = false;
@@ -83,7 +83,7 @@ Progress progress_printer(const RunArgs& args) {
   const bool live = ::isatty(STDERR_FILENO) != 0;
   const auto started = std::chrono::steady_clock::now();
   return [&args, live, started](const CaseResult& c, int done, int total) {
-    if (args.quiet) return;
+    if (args.text.quiet) return;
     const std::string mark = c.as_expected() ? "ok" : "UNEXPECTED";
     const std::string line =
         fmt::format("[{}/{}] {} × {}{}: {} ({})", done, total, c.scenario, c.reaper,
@@ -127,8 +127,7 @@ int run(const GlobalArgs& global, const RunArgs& args) {
     return kExitInterrupted;
   }
 
-  fmt::print("{}", text_matrix(run, use_colour(global)));
-  fmt::print("{}", text_deviations(run));
+  fmt::print("{}", text_report(run, use_colour(global), args.text.detail()));
   if (!write_outputs(run, args.outputs)) return kExitUsage;
   journal.remove();
   const Summary summary = summarise(run);
@@ -186,7 +185,7 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
   cmd->add_option("--skip-exit-code", args->skip_exit_code,
                   "Exit with N when every case was skipped (CTest's SKIP_RETURN_CODE)")
       ->type_name("N");
-  cmd->add_flag("-q,--quiet", args->quiet, "No progress lines");
+  add_text_options(cmd, args->text, "; no progress lines");
   cmd->add_flag("--no-ledger", args->no_ledger,
                 "Do not record the reaper's signals at the system call (to measure what the "
                 "ledger costs); cases then say they lack that evidence, and stray signals and "

@@ -567,13 +567,13 @@ case "$part" in
   output)
     # Colour, and where reports go: paths checked before anything runs, a late write failure,
     # a pipe.
-    run 0 "$bin" --color always run --scenario plain-child --reaper pgroup -q
+    run 0 "$bin" --color always run --scenario plain-child --reaper pgroup
     grep -q $'\x1b\[' "$work/out"
     check "--color always colours the matrix" $?
-    run 0 env FORCE_COLOR=1 "$bin" run --scenario plain-child --reaper pgroup -q
+    run 0 env FORCE_COLOR=1 "$bin" run --scenario plain-child --reaper pgroup
     grep -q $'\x1b\[' "$work/out"
     check "FORCE_COLOR colours the matrix off a terminal" $?
-    run 0 env FORCE_COLOR=1 NO_COLOR=1 "$bin" run --scenario plain-child --reaper pgroup -q
+    run 0 env FORCE_COLOR=1 NO_COLOR=1 "$bin" run --scenario plain-child --reaper pgroup
     ! grep -q $'\x1b' "$work/out"
     check "NO_COLOR wins over FORCE_COLOR" $?
 

@@ -22,7 +22,7 @@ quiet() { "$@" >"$work/log" 2>&1 || { sed 's/^/  /' "$work/log"; return 1; }; }
 
 # setsid-escape under pgroup (a known leak) and proc-pidfd, as the installed copy sees it.
 run_installed() {  # run_installed REAPCHECK
-  (cd / && env -u REAPCHECK_SCENARIOS -u REAPCHECK_FIXTURES -u REAPCHECK_LIBEXEC "$1" run -q \
+  (cd / && env -u REAPCHECK_SCENARIOS -u REAPCHECK_FIXTURES -u REAPCHECK_LIBEXEC "$1" run \
     --scenario setsid-escape --reaper pgroup --reaper proc-pidfd --json "$work/r.json" \
     >"$work/out" 2>&1) || { sed 's/^/  /' "$work/out"; return 1; }
   grep -q "setsid-escape *leak (known) *pass" "$work/out"
@@ -39,7 +39,7 @@ case "$what" in
     grep -q "\"file\": \"$work/moved/share/reapcheck/scenarios/" <<<"$("$work/moved/bin/reapcheck" list --json)"
     check "it reads the scenarios installed beside it" $?
     if [ -d "$src/fixtures/node/vite-app/node_modules" ] && command -v npm >/dev/null; then
-      (cd / && "$work/moved/bin/reapcheck" run -q --scenario vite-dev-server --reaper cgroup \
+      (cd / && "$work/moved/bin/reapcheck" run --scenario vite-dev-server --reaper cgroup \
         >"$work/out" 2>&1) || sed 's/^/  /' "$work/out"
       grep -q "vite-dev-server *pass" "$work/out"
       check "its installed node packages run (vite-dev-server: npm runs node_modules/.bin/vite)" $?

@@ -11,8 +11,9 @@
 #           reporters show (junit_parsers.mjs).
 # html:     matrix.html in headless Chromium: cells, text marks, info block, anchors, filters, and
 #           opening a cell leaves the table's layout as it was.
-# bounds:   a do-nothing reaper over every scenario prints under 1.5 KB a case, no <system-out> passes
-#           16 KB, and the JSON still lists every survivor.
+# bounds:   a do-nothing reaper over every scenario prints under 8 KB (the long form, --explain,
+#           under 1.5 KB a case), no <system-out> passes 16 KB, and the JSON still lists every
+#           survivor.
 # Exits 77 (CTest's skip) with the reason when the tool it needs is absent.
 set -uo pipefail
 bin=$1/reapcheck
@@ -117,12 +118,18 @@ case "$what" in
     "$bin" run --reaper 'exec:true' --settle 200 --junit "$work/j.xml" --json "$work/r.json" \
       >"$work/out" 2>/dev/null
     [ $? -eq 1 ] || { echo "a do-nothing reaper should fail the run"; exit 1; }
-    # Bounded per case, whatever a case found: 1,000 survivors print as much as one.
+    # A page, whatever failed: the matrix, the first deviations whole, the others a line each.
     size=$(wc -c <"$work/out")
+    [ "$size" -lt 8192 ] || { echo "the terminal got $size bytes (8 KB at most)"; exit 1; }
+    grep -q "more, one line each (--explain shows each in full)" "$work/out" ||
+      { echo "no deviation was given one line"; exit 1; }
+    # The long form is bounded per case, whatever a case found: 1,000 survivors print as much as one.
+    "$bin" report "$work/r.json" --explain >"$work/explain" || exit 1
+    long=$(wc -c <"$work/explain")
     cases=$(perl -MJSON::PP -e 'local $/; print scalar @{ decode_json(<STDIN>)->{cases} }' <"$work/r.json")
-    [ "$size" -lt $((cases * 1536)) ] || { echo "the terminal got $size bytes for $cases cases"; exit 1; }
+    [ "$long" -lt $((cases * 1536)) ] || { echo "--explain got $long bytes for $cases cases"; exit 1; }
     perl -MJSON::PP -e '
-      my ($json, $xml, $size) = @ARGV;
+      my ($json, $xml, $size, $long) = @ARGV;
       my $r = decode_json(do { local $/; open my $f, "<", $json or die; <$f> });
       my ($wide) = grep { $_->{scenario} eq "wide-tree" } @{ $r->{cases} };
       die "the JSON lists " . @{ $wide->{survivors} } . " wide-tree survivors\n"
@@ -133,8 +140,8 @@ case "$what" in
         my $n = length($1 // $2); $max = $n if $n > $max;
       }
       die "a JUnit text of $max bytes\n" if $max > 16384;
-      print "terminal $size bytes, largest JUnit text $max bytes, wide-tree: ",
+      print "terminal $size bytes (--explain: $long), largest JUnit text $max bytes, wide-tree: ",
         scalar @{ $wide->{survivors} }, " survivors in the JSON\n";
-    ' "$work/r.json" "$work/j.xml" "$size" || exit 1
+    ' "$work/r.json" "$work/j.xml" "$size" "$long" || exit 1
     ;;
 esac

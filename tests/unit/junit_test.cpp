@@ -226,7 +226,7 @@ TEST(TextMatrix, MarksSurprisesAndListsTheirEvidence) {
   RunResult run = sample();
   std::string m = text_matrix(run, false);
   EXPECT_NE(m.find("LEAK, expected pass"), std::string::npos) << m;
-  std::string d = text_deviations(run);
+  std::string d = text_report(run, false, TextDetail::quiet);
   EXPECT_NE(d.find("setsid-escape × pgroup"), std::string::npos) << d;
   EXPECT_NE(d.find("escaped"), std::string::npos) << d;
 }
