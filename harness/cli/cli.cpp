@@ -92,7 +92,7 @@ void add_global_options(CLI::App& app, GlobalArgs& global) {
                  "beside reapcheck)")
       ->type_name("DIR")
       ->capture_default_str();
-  app.add_option("--color", global.color,
+  app.add_option("--color,--colour", global.color,
                  "Colour on the terminal: auto (a terminal, unless NO_COLOR is set; FORCE_COLOR "
                  "forces it), always or never")
       ->type_name("WHEN")
@@ -105,6 +105,7 @@ void add_global_options(CLI::App& app, GlobalArgs& global) {
 Command help_command(CLI::App& app) {
   auto topic = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("help", "Show the help of reapcheck or of one command");
+  cmd->footer("Example:\n  reapcheck help run   # the same as: reapcheck run --help");
   cmd->add_option("command", *topic, "The command to explain")->type_name("CMD");
   return {cmd, [&app, topic] {
             if (topic->empty()) {

@@ -130,25 +130,6 @@ case "$part" in
     grep -q "dir.toml: a directory, not a file" "$work/err"
     check "selecting a directory named *.toml is exit 2 with its own message" $?
 
-    # Every error is reapcheck's, and a mistyped option gets its closest name.
-    run 2 "$bin" run --reapr pgroup
-    grep -q "^reapcheck: .*--reapr (did you mean '--reaper'?)" "$work/err"
-    check "a mistyped option: reapcheck's prefix and did-you-mean" $?
-    run 2 "$bin" --colour never list
-    grep -q "^reapcheck: unknown option '--colour' (did you mean '--color'?)" "$work/err"
-    check "a mistyped global option is named, not taken for a command" $?
-    run 2 "$bin" reproduce --ready-port 0 -- true
-    grep -q "^reapcheck: --ready-port: Value 0 not in range" "$work/err"
-    check "a value out of range: reapcheck's prefix" $?
-
-    # An exec: reaper whose program cannot start is refused once, before any case runs.
-    run 2 "$bin" run --scenario plain-child --reaper 'exec:no-such-killer {pid}'
-    grep -q "^reapcheck: --reaper exec:no-such-killer {pid}: 'no-such-killer' is not a program found in PATH; nothing was run" "$work/err" &&
-      ! grep -q . "$work/out"
-    check "an exec: reaper's missing program is exit 2 before the first case" $?
-    run 0 "$bin" run -q --scenario plain-child --reaper 'exec:kill -9 -{pgid}'
-    check "an exec: reaper that is a shell's own command runs (run --help's example)" $?
-
     # A mistyped command, scenario or reaper gets its closest name.
     run 2 "$bin" rn
     check "a mistyped command exits 2" $?
@@ -164,6 +145,73 @@ case "$part" in
     run 2 "$bin" reproduce --settle 0
     grep -q -- "--settle: Value 0 not in range" "$work/err"
     check "reproduce checks --settle as run does" $?
+    ;;
+  usage)
+    # The rough edges a new user meets first: every error is reapcheck's, names what was wrong
+    # and, for a typo, the closest valid name; nothing reads as what it is not.
+    run 2 "$bin" run --reapr pgroup
+    grep -q "^reapcheck: .*--reapr (did you mean '--reaper'?)" "$work/err"
+    check "a mistyped option: reapcheck's prefix and did-you-mean" $?
+    run 2 "$bin" run --reapr=pgroup
+    grep -q "^reapcheck: .*(did you mean '--reaper'?)" "$work/err"
+    check "a mistyped option written --opt=VALUE gets did-you-mean too" $?
+    run 2 "$bin" --colr never list
+    grep -q "^reapcheck: unknown option '--colr' (did you mean '--color'?)" "$work/err"
+    check "a mistyped global option is named, not taken for a command" $?
+    run 0 "$bin" --colour never list
+    grep -q "^  plain-child " "$work/out" && ! grep -q $'\x1b' "$work/out"
+    check "--colour is --color" $?
+    for spelling in --color --colour; do
+      run 2 "$bin" "$spelling" nevr list
+      grep -q "^reapcheck: --color: .*nevr" "$work/err" && ! grep -q "unknown command" "$work/err"
+      check "$spelling with a bad value names the option and the value, not a command" $?
+    done
+    run 2 "$bin" reproduce --ready-port 0 -- true
+    grep -q "^reapcheck: --ready-port: Value 0 not in range" "$work/err"
+    check "a value out of range: reapcheck's prefix" $?
+    run 2 "$bin" report
+    grep -q "^reapcheck: report needs a results.json" "$work/err"
+    check "report alone says what it needs, with reapcheck's prefix" $?
+    # Every line of every error is reapcheck's (or CLI11's pointer to --help after one).
+    bad=("" "rn" "run --scenario nope" "run --reaper nope" "run --grace -5" "run --shard 3/2"
+      "report /nonexistent.json" "report --merge" "help nope" "list --nope" "run -q --explain"
+      "reproduce -- " "list -- true")
+    unprefixed=
+    for args in "${bad[@]}"; do
+      # shellcheck disable=SC2086 # each entry is a command line, split as a shell would
+      run 2 "$bin" $args
+      grep -v -e "^reapcheck: " -e "^Run with --help for more information.$" -e "^  " "$work/err" |
+        grep -q . && unprefixed="$unprefixed [$args]"
+    done
+    [ -z "$unprefixed" ]
+    check "every error is prefixed 'reapcheck:' (not:${unprefixed:- none})" $?
+    rm -f "$work/out" "$work/err"
+
+    # An exec: or supervise: reaper whose program cannot start is refused once, before any case
+    # runs: exit 2, nothing on stdout.
+    run 2 "$bin" run --scenario plain-child --reaper 'exec:no-such-killer {pid}'
+    grep -q "^reapcheck: --reaper exec:no-such-killer {pid}: 'no-such-killer' is not a program found in PATH; nothing was run" "$work/err" &&
+      ! grep -q . "$work/out"
+    check "an exec: reaper's missing program is exit 2 before the first case" $?
+    # The program in the folder the sandbox shares with the host (REAPCHECK_SHARE), where the
+    # case can run it once it is executable.
+    mkdir -m 1777 "$work/share"
+    killer=$work/share/killer
+    # shellcheck disable=SC2016 # $1 is the script's own argument
+    printf '#!/bin/sh\nkill -9 -"$1"\n' >"$killer"
+    chmod 644 "$killer"
+    run 2 env REAPCHECK_SHARE="$work/share" "$bin" run --scenario plain-child --reaper "exec:$killer {pgid}"
+    grep -q "^reapcheck: --reaper exec:$killer {pgid}: '$killer' is not an executable file; nothing was run" "$work/err" &&
+      ! grep -q . "$work/out"
+    check "an exec: reaper's program that is not executable is exit 2 before the first case" $?
+    run 2 "$bin" run --scenario plain-child --reaper "supervise:$work exec {agent}"
+    grep -q "'$work' is not an executable file; nothing was run" "$work/err"
+    check "a supervise: reaper's program that is a directory is exit 2 before the first case" $?
+    chmod 755 "$killer"
+    run 0 env REAPCHECK_SHARE="$work/share" "$bin" run -q --scenario plain-child --reaper "exec:$killer {pgid}"
+    check "the same program, executable, runs" $?
+    run 0 "$bin" run -q --scenario plain-child --reaper 'exec:kill -9 -{pgid}'
+    check "an exec: reaper that is a shell's own command runs (run --help's example)" $?
     ;;
   help)
     # --help and help CMD: exit statuses, examples, metavariables, the version.
