@@ -221,7 +221,7 @@ case "$part" in
     check "--help explains exit statuses" $?
 
     # Each command's --help ends with an example.
-    for c in list run reproduce report bench clean; do
+    for c in list run reproduce report bench clean help; do
       "$bin" "$c" --help | grep -q "^Examples\?:" || { echo "no example in $c --help"; false; } || break
     done
     check "every command's --help shows an example" $?
