@@ -64,6 +64,10 @@ std::string summary_line(const RunResult& run, const Summary& s) {
       s.inconsistent(), s.skipped(), run.wall_s);
 }
 
+std::string matrix_and_summary(const RunResult& run, const Summary& s, bool color) {
+  return table(s, color) + "\n" + summary_line(run, s);
+}
+
 const ScenarioNotes* notes_of(const RunResult& run, const std::string& scenario) {
   const auto it = run.scenarios.find(scenario);
   return it == run.scenarios.end() ? nullptr : &it->second;
@@ -188,8 +192,7 @@ std::string declared_by_reaper(const Summary& s) {
 }  // namespace
 
 std::string text_matrix(const RunResult& run, bool color) {
-  const Summary s = summarise(run);
-  return table(s, color) + "\n" + summary_line(run, s);
+  return matrix_and_summary(run, summarise(run), color);
 }
 
 std::string text_report(const RunResult& run, bool color, TextDetail detail) {
@@ -198,10 +201,11 @@ std::string text_report(const RunResult& run, bool color, TextDetail detail) {
     const std::string found = deviations(run, s, false);
     return found + (found.empty() ? "" : "\n") + summary_line(run, s);
   }
-  std::string out = table(s, color) + "\n" + summary_line(run, s);
-  if (detail == TextDetail::explain)
-    return out + deviations(run, s, true) + declared_in_full(run, s);
-  return out + deviations(run, s, false) + declared_by_reaper(s);
+  const std::string matrix = matrix_and_summary(run, s, color);
+  if (detail == TextDetail::explain) {
+    return matrix + deviations(run, s, true) + declared_in_full(run, s);
+  }
+  return matrix + deviations(run, s, false) + declared_by_reaper(s);
 }
 
 }  // namespace reapcheck
