@@ -33,11 +33,31 @@ std::string machine_line(int jobs) {
 
 using Note = std::function<void(const std::string&)>;
 
+// What a bench run measures, and how often: each figure is the median of its runs.
+struct Sizes {
+  std::vector<int> snapshots;  // process counts
+  int snapshot_runs;
+  std::vector<int> wide;  // the built-ins' wide trees; and one chain
+  int chain;
+  std::vector<int> preset_wide;
+  int reap_runs;
+  int overhead_runs;
+  int cost_runs;
+  bool matrices;
+};
+
+// --smoke is the test suite's: every step of the machinery, on trees too small for its figures
+// to mean anything (the snapshot's population still needs a few processes beyond the sandbox's).
+Sizes sizes_of(const BenchArgs& args) {
+  if (args.smoke) return {{50}, 2, {2, 10}, 10, {5}, 1, 2, 3, false};
+  if (args.quick) return {{1000}, 5, {10, 100, 1000}, 200, {100}, 1, 5, 11, false};
+  return {{100, 1000, 5000}, 15, {10, 100, 1000, 5000}, 200, {100, 1000}, 3, 15, 31, true};
+}
+
 void measure_snapshots(const BenchArgs& args, BenchResult& result, const Note& note) {
-  const std::vector<int> snapshot_sizes =
-      args.quick ? std::vector<int>{1000} : std::vector<int>{100, 1000, 5000};
-  for (int n : snapshot_sizes) {
-    const SnapshotCost c = measure_snapshot(n, args.quick ? 5 : 15, args.layout.temp);
+  const Sizes sizes = sizes_of(args);
+  for (int n : sizes.snapshots) {
+    const SnapshotCost c = measure_snapshot(n, sizes.snapshot_runs, args.layout.temp);
     note(fmt::format("snapshot, {} processes: /proc {:.0f} µs, ps {:.0f} µs ({:.1f}×)", c.processes,
                      c.proc_us, c.ps_us, c.ps_us / c.proc_us));
     result.snapshots.push_back(c);
@@ -59,10 +79,10 @@ ReapSample sample_reap(const std::string& reaper, const Scenario& scenario, int 
 void measure_builtin_reaps(const BenchArgs& args, BenchResult& result, const Note& note) {
   std::vector<std::string> reapers = {std::string(kBareCgroupKill)};
   for (const auto& id : reaper_ids(ReaperChoice::Origin::builtin)) reapers.push_back(id);
+  const Sizes sizes = sizes_of(args);
   std::vector<std::pair<std::string, int>> trees;
-  for (int n : args.quick ? std::vector<int>{10, 100, 1000} : std::vector<int>{10, 100, 1000, 5000})
-    trees.emplace_back("wide", n);
-  trees.emplace_back("chain", 200);
+  for (int n : sizes.wide) trees.emplace_back("wide", n);
+  trees.emplace_back("chain", sizes.chain);
   CaseOptions options;
   options.layout = args.layout;
   options.ready = std::chrono::minutes(2);  // 5,000 perl processes take a while to announce
@@ -71,9 +91,8 @@ void measure_builtin_reaps(const BenchArgs& args, BenchResult& result, const Not
     const Scenario scenario = bench_scenario(shape, members);
     // A single run at 5,000 members varies by hundreds of ms; the median of 3 is worth the
     // minute and a half it adds to a full run.
-    const int runs = args.quick ? 1 : 3;
     for (const auto& reaper : reapers) {
-      ReapSample s = sample_reap(reaper, scenario, runs, options, note);
+      ReapSample s = sample_reap(reaper, scenario, sizes.reap_runs, options, note);
       result.all_killed = result.all_killed && s.ms >= 0;  // a stray signal still killed it
       result.reap.push_back(std::move(s));
     }
@@ -87,11 +106,11 @@ void measure_preset_reaps(const BenchArgs& args, BenchResult& result, const Note
   options.layout = args.layout;
   options.ready = std::chrono::minutes(1);
   options.settle = std::chrono::seconds(2);
-  const std::vector<int> sizes = args.quick ? std::vector<int>{100} : std::vector<int>{100, 1000};
-  for (int members : sizes) {
+  const Sizes sizes = sizes_of(args);
+  for (int members : sizes.preset_wide) {
     const Scenario scenario = bench_scenario("wide", members);
     for (const auto& reaper : reaper_ids(ReaperChoice::Origin::preset)) {
-      ReapSample s = sample_reap(reaper, scenario, args.quick ? 1 : 3, options, note);
+      ReapSample s = sample_reap(reaper, scenario, sizes.reap_runs, options, note);
       s.preset = true;
       result.reap.push_back(std::move(s));
     }
@@ -196,20 +215,21 @@ void measure(const ScenarioSet& inputs, const BenchArgs& args, BenchResult& resu
   }
   // First, on a quiet machine: after the trees of thousands the kernel is still freeing them,
   // which doubled the trivial case's interpreter start in one run (12.6 ms, then 25.2 ms).
-  const Overhead overhead = measure_case_overhead(args.quick ? 5 : 15, args.layout);
+  const Sizes sizes = sizes_of(args);
+  const Overhead overhead = measure_case_overhead(sizes.overhead_runs, args.layout);
   result.case_overhead_ms = overhead.overhead_ms;
   result.case_ms = overhead.case_ms;
   result.case_phases_ms = overhead.phases;
   note(fmt::format("harness overhead per case: {:.1f} ms (whole trivial case {:.1f} ms)",
                    overhead.overhead_ms, overhead.case_ms));
-  const ProcessCosts& costs = result.process_costs = measure_process_costs(args.quick ? 11 : 31);
+  const ProcessCosts& costs = result.process_costs = measure_process_costs(sizes.cost_runs);
   note(fmt::format("this machine: fork {:.2f} ms, spawn and exec {:.2f} ms, perl -e 0 {:.2f} ms",
                    costs.fork_ms, costs.spawn_ms, costs.perl_ms));
   measure_snapshots(args, result, note);
   measure_builtin_reaps(args, result, note);
   measure_preset_reaps(args, result, note);
   result.matrix_jobs = args.jobs;
-  if (!args.quick) measure_matrices(inputs, args, result, note);
+  if (sizes.matrices) measure_matrices(inputs, args, result, note);
 }
 
 }  // namespace
@@ -225,6 +245,7 @@ int run_bench(const ScenarioSet& inputs, const BenchArgs& args) {
 
   BenchResult result;
   result.quick = args.quick;
+  result.smoke = args.smoke;
   result.machine = machine_line(args.jobs);
   int interrupted = 0;
   try {

@@ -10,7 +10,8 @@
 namespace reapcheck {
 
 struct BenchArgs {
-  bool quick = false;        // smaller trees, one run each, no matrix: under a minute
+  bool quick = false;        // smaller trees, one run each, no matrix: a few minutes
+  bool smoke = false;        // the machinery on the smallest trees, in seconds: no figure to read
   bool no_presets = false;   // the built-in matrix (with and without the ledger) only
   bool ledger_only = false;  // the built-in matrix with and without the ledger, nothing else
   std::string json_file;     // bench.json elsewhere than the output directory

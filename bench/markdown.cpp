@@ -106,7 +106,7 @@ std::string reap_tables(const BenchResult& r, bool preset, const std::string& he
 }
 
 std::string matrix_cell(const std::optional<double>& wall_s, int cases, int jobs, int unexpected) {
-  if (!wall_s) return "not run (--quick, --no-presets or --ledger-only)";
+  if (!wall_s) return "not run (--quick, --smoke, --no-presets or --ledger-only)";
   return fmt::format("{:.1f} s for {} cases on {} workers ({} unexpected)", *wall_s, cases, jobs,
                      unexpected);
 }
@@ -120,7 +120,7 @@ std::string ctest_cell(const BenchResult& r) {
             : fmt::format(" (ctest exit {}: see ctest-matrix.log)", r.ctest_matrix_status));
   }
   if (!r.ctest_matrix_not_measured.empty()) return "not measured: " + r.ctest_matrix_not_measured;
-  return "not run (--quick)";
+  return "not run (--quick or --smoke)";
 }
 
 std::string process_costs_cell(const ProcessCosts& c) {
@@ -144,14 +144,15 @@ std::string harness_section(const BenchResult& r) {
       r.case_ms >= 0 ? fmt::format("{:.1f} ms", r.case_ms) : "—",
       process_costs_cell(r.process_costs),
       matrix_cell(r.matrix_wall_s, r.matrix_cases, r.matrix_jobs, r.matrix_unexpected),
-      r.matrix_wall_no_ledger_s ? fmt::format("{:.1f} s", *r.matrix_wall_no_ledger_s)
-                                : std::string("not run (--quick, --no-presets or --ledger-only)"),
+      r.matrix_wall_no_ledger_s
+          ? fmt::format("{:.1f} s", *r.matrix_wall_no_ledger_s)
+          : std::string("not run (--quick, --smoke, --no-presets or --ledger-only)"),
       ctest_cell(r),
       matrix_cell(r.presets_matrix_wall_s, r.presets_matrix_cases, r.matrix_jobs,
                   r.presets_matrix_unexpected),
       r.leak_watch_ms
           ? fmt::format("{:.1f} ms ({})", r.leak_watch_ms->value, r.leak_watch_ms->cell)
-          : std::string("no leaking cell timed (--quick, --no-presets or --ledger-only)"));
+          : std::string("no leaking cell timed (--quick, --smoke, --no-presets or --ledger-only)"));
 }
 
 // The phases of the trivial case and of the built-in matrix side by side, in the order they run.
@@ -183,7 +184,10 @@ std::string phases_section(const BenchResult& r) {
 
 std::string bench_markdown(const BenchResult& r) {
   std::string md =
-      fmt::format("# reapcheck bench{}{}\n\n{}\n\n", r.quick ? " (--quick)" : "",
+      fmt::format("# reapcheck bench{}{}\n\n{}\n\n",
+                  r.smoke   ? " (--smoke)"
+                  : r.quick ? " (--quick)"
+                            : "",
                   r.interrupted ? " — interrupted: the figures measured before it" : "", r.machine);
   md += targets_section(r);
   md += snapshot_section(r);

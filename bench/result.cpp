@@ -56,14 +56,16 @@ bool TargetCheck::met() const {
 }
 
 const SnapshotCost* BenchResult::snapshot_at(int processes) const {
-  // The sandbox's own PID 1 and the snapshot's children count too: take the nearest.
+  // The sandbox's own PID 1 and the snapshot's children count too: take the nearest, but not a
+  // count of another order (--smoke's 50 is no figure at 1,000).
   const SnapshotCost* best = nullptr;
   for (const auto& s : snapshots) {
     if (best == nullptr ||
         std::abs(s.processes - processes) < std::abs(best->processes - processes))
       best = &s;
   }
-  return best;
+  return best != nullptr && std::abs(best->processes - processes) * 20 <= processes ? best
+                                                                                    : nullptr;
 }
 
 const ReapSample* BenchResult::sample(std::string_view reaper_id, std::string_view shape,
@@ -172,6 +174,7 @@ void to_json(nlohmann::json& j, const BenchResult& r) {
   const SnapshotCost* at_1000 = r.snapshot_at(1000);
   j = {{"format", "reapcheck-bench/1"},
        {"quick", r.quick},
+       {"smoke", r.smoke},
        {"interrupted", r.interrupted},
        {"machine", r.machine},
        {"snapshot", at_1000 != nullptr ? nlohmann::json(*at_1000) : nlohmann::json(nullptr)},

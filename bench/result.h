@@ -55,6 +55,7 @@ struct TargetCheck {
 
 struct BenchResult {
   bool quick = false;
+  bool smoke = false;                   // --smoke: the machinery on toy trees, no figure to read
   bool interrupted = false;             // the figures are those measured before the interrupt
   bool all_killed = true;               // every benchmark case killed its whole tree
   std::string machine;                  // cores and kernel
@@ -94,6 +95,7 @@ struct BenchResult {
   std::optional<CellFigure> reaper_cpu_percent;
   std::vector<TargetCheck> targets;
 
+  // The snapshot of about `processes` (within 5%), or null.
   const SnapshotCost* snapshot_at(int processes) const;
   const ReapSample* sample(std::string_view reaper, std::string_view shape, int members) const;
 };

@@ -16,8 +16,12 @@ Command bench_command(CLI::App& app, const GlobalArgs& global) {
       "ctest-matrix.log");
   cmd->footer(
       "Examples:\n  reapcheck bench --quick --out reports/latest\n  reapcheck bench --ledger-only");
-  cmd->add_flag("--quick", args->quick,
-                "Trees up to 1,000 members, one run each, no matrix: a few minutes");
+  auto* quick = cmd->add_flag("--quick", args->quick,
+                              "Trees up to 1,000 members, one run each, no matrix: a few minutes");
+  cmd->add_flag("--smoke", args->smoke,
+                "Every measurement on trees of at most 10 members, no matrix: seconds; proves "
+                "the machinery (the test suite's), its figures mean nothing")
+      ->excludes(quick);
   cmd->add_flag("--no-presets", args->no_presets,
                 "Skip the --presets matrix, the longest part: the built-in matrix is still timed "
                 "with and without the signal ledger");

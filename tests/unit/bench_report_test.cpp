@@ -51,6 +51,22 @@ const TargetCheck& target(const BenchResult& r, std::string_view prefix) {
   throw std::runtime_error("no target " + std::string(prefix));
 }
 
+// --smoke's snapshot of 50 processes is no figure at 1,000: the target is not measured, and
+// bench.json's "snapshot" (the one at 1,000) is null, not the nearest of another order.
+TEST(BenchTargets, ASnapshotOfAnotherOrderIsNoFigureAtAThousand) {
+  BenchResult r;
+  r.smoke = true;
+  r.snapshots = {{52, 40, "proc-files", 40, 80, 4000, 20, 2}};
+  evaluate_targets(r);
+  EXPECT_FALSE(target(r, "process-table snapshot").measured);
+  EXPECT_EQ(r.snapshot_at(50), &r.snapshots[0]);
+  const nlohmann::json j = r;
+  EXPECT_TRUE(j["snapshot"].is_null());
+  EXPECT_EQ(j["snapshots"].size(), 1u);
+  EXPECT_TRUE(j["smoke"].get<bool>());
+  EXPECT_EQ(bench_markdown(r).rfind("# reapcheck bench (--smoke)\n", 0), 0u);
+}
+
 TEST(BenchTargets, RatiosComeFromTheSamplesOfTheSameRun) {
   const BenchResult r = sample();
   ASSERT_EQ(r.targets.size(), 10u);
