@@ -8,8 +8,19 @@
 stopped=""
 kill -STOP "$1" 2>/dev/null && stopped="$1"
 while :; do
-  new=$(ps -e -o pid= -o ppid= | awk -v list=" $stopped " '
-    index(list, " " $2 " ") && !index(list, " " $1 " ") { print $1 }')
+  # Every descendant of the stopped ones in this snapshot, parents first: one ps a generation
+  # would take 200 on deep-chain, past the reaper's deadline on a loaded machine.
+  new=$(ps -e -o pid= -o ppid= | awk -v list="$stopped" '
+    BEGIN { n = split(list, s, " "); for (i = 1; i <= n; i++) seen[s[i]] = 1 }
+    { pid[NR] = $1; ppid[NR] = $2 }
+    END {
+      do {
+        added = 0
+        for (i = 1; i <= NR; i++) {
+          if ((ppid[i] in seen) && !(pid[i] in seen)) { seen[pid[i]] = 1; print pid[i]; added = 1 }
+        }
+      } while (added)
+    }')
   [ -n "$new" ] || break
   for p in $new; do
     kill -STOP "$p" 2>/dev/null
