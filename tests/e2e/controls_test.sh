@@ -50,7 +50,7 @@ case $name in
       "bystander-hit: the sibling agent's tree is killed by its program's name"
     ;;
   kill-by-name-proc-dir)
-    shows=(plain-child wide-tree npm-dev-server)
+    shows=(plain-child deep-chain npm-dev-server)  # a perl tree, a C one, a node one
     rule "\$c->{verdict} eq 'bystander-hit' &&
       grep { \$_->{call} eq 'pidfd_send_signal' && \$_->{target} =~ m{^/proc directory of pid} &&
         grep { \$_->{role} =~ /^sibling-/ } @{ \$_->{reached} } } $sent_outside" \
