@@ -315,8 +315,9 @@ std::vector<BystanderHit> Bystanders::hits() const {
     } else if (auto p = reaper::ProcTable::read_one(e.pid, reaper::Detail::stat);
                p && (p->state == 'T' || p->state == 't')) {
       out.push_back({e.pid, e.role, reaper::signal_name(SIGSTOP), 0});
-    } else if (p && reaper::cgroup_frozen(e.pid)) {
-      // Stopped without a signal, and shown as sleeping: only its cgroup tells.
+    } else if (p && (reaper::cgroup_frozen(e.pid) || reaper::cgroup_freeze_asked(e.pid))) {
+      // Stopped without a signal, and shown as sleeping: only its cgroup tells; asked to freeze
+      // is enough (a bystander not scheduled since the request is not frozen yet).
       out.push_back({e.pid, e.role, "frozen", 0});
     } else if (p && !e.attributes.empty()) {
       for (const auto& [name, now] : attributes_of(e.pid)) {

@@ -64,6 +64,17 @@ bool cgroup_frozen(pid_t pid) {
          read_file(group + "/cgroup.events").find("frozen 1") != std::string::npos;
 }
 
+bool cgroup_freeze_asked(pid_t pid) {
+  const std::string mount = cgroup2_mount();
+  std::string group = cgroup_of(pid);
+  if (mount.empty() || group.rfind(mount, 0) != 0) return false;
+  // The root group has no cgroup.freeze: up to the one below it.
+  for (; group.size() > mount.size(); group.erase(group.rfind('/'))) {
+    if (read_file(group + "/cgroup.freeze").rfind('1', 0) == 0) return true;
+  }
+  return false;
+}
+
 namespace {
 
 // Reads cgroup.events through `fd` itself: kernfs marks a change seen only for the open file that

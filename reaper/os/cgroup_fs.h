@@ -22,6 +22,11 @@ std::string cgroup_of(pid_t pid);
 // nothing, its signal handlers and stops included, until thawed; a fatal signal still ends it.
 bool cgroup_frozen(pid_t pid);
 
+// Whether `pid`'s cgroup, or one above it, is asked to freeze (its cgroup.freeze holds 1): frozen,
+// or about to be. "frozen 1" waits for every task of the group to reach the freezer, which one
+// not scheduled since the request, on a loaded machine, has not.
+bool cgroup_freeze_asked(pid_t pid);
+
 // Waits until no process is left in `cgroup` or below it ("populated 0", which cgroup.events
 // announces through poll()), or `timeout` passes; returns whether it emptied. Throws when
 // `cgroup` cannot be read.
