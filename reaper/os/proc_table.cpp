@@ -181,14 +181,19 @@ ProcTable ProcTable::read_proc_files(const std::string& proc_root, Detail detail
     errno = err;
     throw_sys("opendir " + proc_root);
   }
-  ProcTable table;
+  std::vector<ProcInfo> procs;
   while (dirent* ent = ::readdir(dir)) {
     pid_t pid = 0;
     if (!parse_number(std::string_view(ent->d_name), pid)) continue;
-    if (auto info = read_pid_at(proc_fd.get(), pid, detail))
-      table.procs_.push_back(std::move(*info));
+    if (auto info = read_pid_at(proc_fd.get(), pid, detail)) procs.push_back(std::move(*info));
   }
   ::closedir(dir);
+  return of(std::move(procs));
+}
+
+ProcTable ProcTable::of(std::vector<ProcInfo> procs) {
+  ProcTable table;
+  table.procs_ = std::move(procs);
   std::sort(table.procs_.begin(), table.procs_.end(),
             [](const ProcInfo& a, const ProcInfo& b) { return a.pid < b.pid; });
   return table;

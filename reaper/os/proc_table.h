@@ -54,6 +54,10 @@ class ProcTable {
   static ProcTable read_proc_files(const std::string& proc_root = "/proc",
                                    Detail detail = Detail::full);
 
+  // A table of the given entries, as a read would hold them (sorted by pid): what a unit test
+  // stands in for /proc with.
+  static ProcTable of(std::vector<ProcInfo> procs);
+
   // Reads one process; empty when it is gone or unreadable.
   static std::optional<ProcInfo> read_one(pid_t pid, Detail detail = Detail::full,
                                           const std::string& proc_root = "/proc");
