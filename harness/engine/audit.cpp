@@ -79,11 +79,13 @@ bool alive(const Member& m) {
 // The live members that are dying (`dying_wanted`), or those alive and not dying. A member
 // that exits while it is read counts as dying: its pidfd has fired, or is about to.
 std::set<pid_t> alive_where(const std::vector<const std::vector<Member>*>& groups,
-                            bool dying_wanted) {
+                            bool dying_wanted, const AuditScope& scope) {
   std::set<pid_t> out;
   for (const auto* group : groups) {
     for (const Member& m : *group) {
-      if (alive(m) && lives_on(m.pid, m.pidfd.get()) != dying_wanted) out.insert(m.pid);
+      if (alive(m) && scope.processes->lives_on(m.pid, m.pidfd.get()) != dying_wanted) {
+        out.insert(m.pid);
+      }
     }
   }
   return out;
@@ -92,9 +94,9 @@ std::set<pid_t> alive_where(const std::vector<const std::vector<Member>*>& group
 // The parents of the zombies in the sandbox now: a shell of the reaper's in wait4() for a child
 // that has just exited is about to wake and go on to what it waited to do, though it still reads
 // as waiting for good.
-std::set<pid_t> reaping_now() {
+std::set<pid_t> reaping_now(const Processes& processes) {
   std::set<pid_t> out;
-  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+  const reaper::ProcTable table = processes.table(reaper::Detail::stat);
   for (const auto& p : table.all()) {
     if (p.state == 'Z') out.insert(p.ppid);
   }
@@ -113,18 +115,21 @@ bool certain(const std::vector<const std::vector<Member>*>& groups, const Census
   // could signal an idle member and exit between the two reads.
   std::vector<std::pair<pid_t, int>> reapers = scope.reaper_left_running;
   for (const Member& m : leftovers) reapers.emplace_back(m.pid, m.pidfd.get());
-  const std::set<pid_t> reaping = reapers.empty() ? std::set<pid_t>{} : reaping_now();
+  const std::set<pid_t> reaping =
+      reapers.empty() ? std::set<pid_t>{} : reaping_now(*scope.processes);
   const bool reaper_done = std::all_of(reapers.begin(), reapers.end(), [&](const auto& p) {
     return reaper::pidfd_exited(p.second) ||
            (reaping.count(p.first) == 0 &&
-            activity(p.first, p.second, census, {}, horizon) == Activity::settled);
+            scope.processes->activity(p.first, p.second, census, horizon) == Activity::settled);
   });
   bool any_alive = false;
   for (const auto* group : groups) {
     for (const Member& m : *group) {
       if (!alive(m)) continue;
       any_alive = true;
-      if (activity(m.pid, m.pidfd.get(), census, {}, horizon) != Activity::settled) return false;
+      if (scope.processes->activity(m.pid, m.pidfd.get(), census, horizon) != Activity::settled) {
+        return false;
+      }
     }
   }
   return !any_alive || reaper_done;
@@ -168,11 +173,11 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
     }
     const auto now = Clock::now();
     const bool past_bound = now >= deadline;
-    if (past_bound && (now >= dying_deadline || alive_where(groups, true).empty())) break;
+    if (past_bound && (now >= dying_deadline || alive_where(groups, true, scope).empty())) break;
     if (past_bound && !at_bound) {
       // Who outlived `settle` is decided now: what dies while the dying finish changes nothing.
-      at_bound = reaper::ProcTable::read("/proc", reaper::Detail::full);
-      outlived = alive_where(groups, false);
+      at_bound = scope.processes->table(reaper::Detail::full);
+      outlived = alive_where(groups, false, scope);
     }
     watch.wait(std::min(now < deadline ? deadline : dying_deadline, now + backoff));
     backoff = std::min(std::chrono::milliseconds(16), backoff * 2);
@@ -180,7 +185,7 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
 
   AuditResult result;
   result.watched_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::full);
+  const reaper::ProcTable table = scope.processes->table(reaper::Detail::full);
   for (const auto* group : groups) {
     for (const Member& m : *group) {
       // Alive until its pidfd reports the exit of its whole thread group, whatever /proc shows

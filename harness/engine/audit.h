@@ -11,6 +11,7 @@
 
 #include "harness/engine/census.h"
 #include "harness/engine/death_watch.h"
+#include "harness/engine/processes.h"
 #include "harness/model/result.h"
 #include "reaper/os/proc_table.h"
 #include "reaper/os/unique_fd.h"
@@ -54,6 +55,8 @@ struct AuditScope {
   std::function<void()> learn_births;
   // How much longer than `settle` it watches those dying when `settle` passed.
   std::chrono::milliseconds dying_bound = kDyingBound;
+  // Where the watch reads the processes: the kernel, or a unit test's.
+  const Processes* processes = &kernel_processes();
 };
 
 // Watches until the outcome is certain, then says who survived. A member that is dead is done;

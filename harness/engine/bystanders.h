@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/engine/bystander_watch.h"
 #include "harness/engine/census.h"
 #include "harness/engine/readiness_channel.h"
 #include "harness/model/result.h"
@@ -19,16 +20,14 @@
 
 namespace reapcheck {
 
-class Bystanders {
+class Bystanders final : public BystanderWatch {
  public:
-  using Clock = std::chrono::steady_clock;
-
   // Each bystander is `helper` (reapcheck-bystander's path), registered with `census` as it
   // starts or announces itself. Its files go in `scratch`, its readiness socket in `sockets`
   // (scratch by default).
   Bystanders(std::string helper, const std::filesystem::path& scratch, Census& census,
              const std::filesystem::path& sockets = {});
-  ~Bystanders();  // SIGKILLs every bystander through its pidfd
+  ~Bystanders() override;  // SIGKILLs every bystander through its pidfd
   Bystanders(const Bystanders&) = delete;
   Bystanders& operator=(const Bystanders&) = delete;
 
@@ -45,11 +44,11 @@ class Bystanders {
   // agent's, and await_begun() waits, before the kill, until every one begun is ready.
   pid_t begin(const std::string& role, const std::vector<std::string>& extra_args,
               const std::filesystem::path& cwd, bool own_session);
-  void await_begun(Clock::time_point deadline);
+  void await_begun(Clock::time_point deadline) override;
 
   // One attempt to start a decoy on exactly `pid`, leading its own session and group (so it
   // also holds `pid` as a process-group id). False while the pid is still taken.
-  bool try_place_decoy(pid_t pid, const std::string& role);
+  bool try_place_decoy(pid_t pid, const std::string& role) override;
 
   // Registers the bystander that announces itself as `role`, started by the reaper host —
   // perhaps under a supervisor, so not necessarily the process the host spawned.
@@ -62,23 +61,23 @@ class Bystanders {
 
   // The bystanders and, for each, its ancestors below `host`: a reaper's own processes that
   // stand between it and a bystander (a subreaper's shim for the sibling agent).
-  std::set<pid_t> pids_with_ancestors_below(pid_t host) const;
+  std::set<pid_t> pids_with_ancestors_below(pid_t host) const override;
 
   // Waits, until `deadline`, for every signal already sent to a bystander to take effect:
   // kill() only queues a signal, so a SIGKILL sent just before the reaper reported done may
   // still be pending. Call before hits().
-  void settle(Clock::time_point deadline) const;
+  void settle(Clock::time_point deadline) const override;
 
   // Notes what harm without a signal would change of each bystander: its cgroup, its
   // oom_score_adj, its tracer, its priority and scheduling policy, its resource limits. Call
   // before the kill; hits() then reports each attribute left changed.
-  void note_attributes();
+  void note_attributes() override;
 
   // Every signal a bystander received so far, and any bystander killed, stopped, frozen or with
   // an attribute left changed since note_attributes(). A bystander
   // that is not the harness's child (the sibling agent's tree) shows only that it died, not how:
   // its signal is "unknown" unless the signal ledger saw it sent.
-  std::vector<BystanderHit> hits() const;
+  std::vector<BystanderHit> hits() const override;
 
  private:
   struct Entry {

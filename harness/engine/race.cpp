@@ -81,9 +81,9 @@ std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member
   return race;
 }
 
-ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystanders& bystanders,
-                             DeathWatch& watch, SignalLedger* ledger, Clock::time_point since,
-                             Clock::time_point deadline) {
+Orchestrator::Reply await_kill(Orchestrator& host, std::optional<Race>& race,
+                               BystanderWatch& bystanders, DeathWatch& watch, SignalLedger* ledger,
+                               Clock::time_point since, Clock::time_point deadline) {
   if (race) {
     RaceRecord& rec = race->record;
     const bool pid = rec.kind == BystanderKind::recycled_pid;

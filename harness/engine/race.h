@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "harness/engine/audit.h"
-#include "harness/engine/bystanders.h"
-#include "harness/engine/reaper_host.h"
+#include "harness/engine/bystander_watch.h"
+#include "harness/engine/orchestrator.h"
 #include "harness/engine/signal_ledger.h"
 #include "harness/model/result.h"
 #include "harness/model/scenario.h"
@@ -42,10 +42,10 @@ std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member
 // Waits for the reaper host's reply to "kill", running `race` (when there is one) meanwhile
 // and timing the deaths `watch` sees. The ledger, when there is one, is told when the race has
 // been staged (SignalLedger::arm_race).
-ReaperHost::Reply await_kill(ReaperHost& host, std::optional<Race>& race, Bystanders& bystanders,
-                             DeathWatch& watch, SignalLedger* ledger,
-                             std::chrono::steady_clock::time_point since,
-                             std::chrono::steady_clock::time_point deadline);
+Orchestrator::Reply await_kill(Orchestrator& host, std::optional<Race>& race,
+                               BystanderWatch& bystanders, DeathWatch& watch, SignalLedger* ledger,
+                               std::chrono::steady_clock::time_point since,
+                               std::chrono::steady_clock::time_point deadline);
 
 // Runs `attempt` (one whole case, observed but not yet judged) again while its race's window did
 // not open and nothing else decided the case, up to `max_attempts` times in all, and records the

@@ -238,4 +238,8 @@ ReaperHost::Reply ReaperHost::wait_killed(Clock::time_point deadline) {
   return read_reply(deadline, "kill");
 }
 
+void ReaperHost::force_quit() {
+  reaper::pidfd_signal(pidfd_.get(), SIGKILL);
+}
+
 }  // namespace reapcheck

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/catalog/catalog.h"
+#include "harness/engine/orchestrator.h"
 #include "harness/support/line_reader.h"
 #include "reaper/reaper.h"
 
@@ -29,40 +30,27 @@ struct HostPlan {
   std::string path;  // the PATH the host (the reaper) runs with; empty: the harness's own
 };
 
-class ReaperHost {
+class ReaperHost final : public Orchestrator {
  public:
-  using Clock = std::chrono::steady_clock;
-
   // Forks the host, which spawns the agent at once — and the sibling the same way. The fds in
   // inherit_fds are closed in the host after the spawns, so only the agents hold them.
   explicit ReaperHost(const HostPlan& plan);
-  ~ReaperHost();  // kills the host if it is still running
+  ~ReaperHost() override;  // kills the host if it is still running
   ReaperHost(const ReaperHost&) = delete;
   ReaperHost& operator=(const ReaperHost&) = delete;
 
-  pid_t pid() const { return pid_; }
-  int pidfd() const { return pidfd_.get(); }
+  pid_t pid() const override { return pid_; }
+  int pidfd() const override { return pidfd_.get(); }
 
   // The signal ledger's listener, which the host hands over before it spawns anything; or why
   // there is none. Waits for it until `deadline`.
   std::variant<reaper::UniqueFd, std::string> take_listener(Clock::time_point deadline);
-  int reply_fd() const { return replies_.get(); }  // readable once a reply (or EOF) is due
-
-  struct Reply {
-    // unsupported: the reaper cannot work on this machine (the case is skipped)
-    enum class Status { ok, error, timeout, unsupported } status = Status::error;
-    pid_t agent = 0;  // for the spawn reply
-    pid_t sibling = 0;
-    std::vector<std::string> steps;  // for the kill reply
-    double cpu_ms = 0;               // the host's own CPU time during the kill
-    double children_cpu_ms = 0;      // its waited-for children's during the kill
-    std::string error;
-    bool waited_out = false;  // timeout: no reply came before the deadline (the host said none)
-  };
+  int reply_fd() const override { return replies_.get(); }
 
   Reply wait_spawned(Clock::time_point deadline);
-  void request_kill();
-  Reply wait_killed(Clock::time_point deadline);
+  void request_kill() override;
+  Reply wait_killed(Clock::time_point deadline) override;
+  void force_quit() override;
 
  private:
   Reply read_reply(Clock::time_point deadline, const char* what);

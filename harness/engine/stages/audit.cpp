@@ -5,11 +5,9 @@
 #include <algorithm>
 #include <set>
 
-#include "harness/engine/activity.h"
 #include "harness/engine/audit.h"
 #include "harness/engine/restart_check.h"
 #include "reaper/os/pidfd.h"
-#include "reaper/os/proc_table.h"
 
 namespace reapcheck {
 namespace {
@@ -30,14 +28,15 @@ struct LeftRunning {
 // full: the table's other entries are the tree's, up to 1,000 of them.
 LeftRunning reaper_processes(const CaseContext& ctx) {
   LeftRunning out;
-  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+  const Processes& processes = *ctx.processes;
+  const reaper::ProcTable table = processes.table(reaper::Detail::stat);
   for (const auto& p : table.all()) {
-    if (p.pid == ctx.host->pid()) continue;
+    if (p.pid == ctx.orchestrator->pid()) continue;
     const auto who = ctx.census.who(p.pid);
     if (!who || who->kind != Party::Kind::reaper) continue;
-    auto fd = reaper::pidfd_open(p.pid);
+    auto fd = processes.hold(p.pid);
     if (!fd || reaper::pidfd_exited(fd->get())) continue;
-    const auto full = reaper::ProcTable::read_one(p.pid, reaper::Detail::full);
+    const auto full = processes.one(p.pid, reaper::Detail::full);
     out.records.push_back(record_of(full ? *full : p, "reaper"));
     out.held.emplace_back(p.pid, std::move(*fd));
   }
@@ -54,8 +53,8 @@ std::vector<std::pair<ProcessRecord, int>> late_members(const CaseContext& ctx,
   std::vector<std::pair<ProcessRecord, int>> out;
   for (const Member& m : members) {
     if (std::find(held.begin(), held.end(), m.role) != held.end()) continue;
-    if (!m.pidfd || !lives_on(m.pid, m.pidfd.get())) continue;
-    if (auto p = reaper::ProcTable::read_one(m.pid, reaper::Detail::full)) {
+    if (!m.pidfd || !ctx.processes->lives_on(m.pid, m.pidfd.get())) continue;
+    if (auto p = ctx.processes->one(m.pid, reaper::Detail::full)) {
       out.emplace_back(record_of(*p, m.role), m.watch_slot);
     }
   }
@@ -67,14 +66,17 @@ void watch_until_certain(CaseContext& ctx, Tree& tree, const Kill& kill, const L
                          Findings& out) {
   std::set<pid_t> sessions = {tree.spawned};  // the agent leads its own session
   for (const auto& m : tree.records) sessions.insert(m.sid);
-  const pid_t host = ctx.host->pid();
+  const pid_t host = ctx.orchestrator->pid();
   AuditScope scope{kill.requested,
                    ctx.options.settle,
-                   ctx.bystanders->pids_with_ancestors_below(host),
+                   ctx.bystander_watch->pids_with_ancestors_below(host),
                    ctx.placement.tree_sessions(sessions),
                    {}};
+  scope.processes = ctx.processes;
   scope.outside.insert({1, host, ::getpid()});
-  for (pid_t helper : reaper_helpers(host, tree.spawned)) scope.outside.insert(helper);
+  for (pid_t helper : reaper_helpers(*ctx.processes, host, tree.spawned)) {
+    scope.outside.insert(helper);
+  }
   for (const auto& [pid, fd] : left.held) scope.reaper_left_running.emplace_back(pid, fd.get());
   if (SignalLedger* ledger = ctx.ledger_or_null()) {
     scope.learn_births = [ledger] { ledger->sync_kernel(Clock::now() + kLineageSync); };
@@ -83,8 +85,8 @@ void watch_until_certain(CaseContext& ctx, Tree& tree, const Kill& kill, const L
   out.survivors = std::move(audited.survivors);
   out.all_dead_ms = audited.all_dead_ms;
   out.watched_ms = audited.watched_ms;
-  ctx.bystanders->settle(Clock::now() + ctx.options.settle);
-  out.bystanders_hit = ctx.bystanders->hits();
+  ctx.bystander_watch->settle(Clock::now() + ctx.options.settle);
+  out.bystanders_hit = ctx.bystander_watch->hits();
   ctx.placement.end_survivors(out.survivors, sessions);
 }
 

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -14,13 +15,17 @@
 #include <vector>
 
 #include "harness/catalog/catalog.h"
+#include "harness/engine/bystander_watch.h"
 #include "harness/engine/bystanders.h"
 #include "harness/engine/case.h"
 #include "harness/engine/census.h"
 #include "harness/engine/inside_reaper.h"
+#include "harness/engine/orchestrator.h"
 #include "harness/engine/placement.h"
+#include "harness/engine/processes.h"
 #include "harness/engine/readiness_channel.h"
 #include "harness/engine/reaper_host.h"
+#include "harness/engine/signal_evidence.h"
 #include "harness/engine/signal_ledger.h"
 #include "harness/model/result.h"
 #include "harness/model/scenario.h"
@@ -84,6 +89,13 @@ struct CaseContext {
   std::optional<ReaperHost> host;
   std::optional<SignalLedger> ledger;
   InsideReaper inside;  // the agent's own kill command, for a from-agent case
+
+  // What the stages after set-up reach the processes and the running parts through: the kernel,
+  // and the parts above once set_up() has started them; or a unit test's fakes.
+  const Processes* processes = &kernel_processes();
+  Orchestrator* orchestrator = nullptr;             // the reaper host
+  BystanderWatch* bystander_watch = nullptr;        // the bystanders
+  std::unique_ptr<SignalEvidence> signal_evidence;  // the ledger's; none without a ledger
 };
 
 }  // namespace reapcheck

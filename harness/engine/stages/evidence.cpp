@@ -23,7 +23,7 @@ constexpr std::chrono::milliseconds kKernelSyncBound{2000};
 // signal) ended by the kill, whatever it caught.
 void require_no_unbidden_exit(const CaseContext& ctx) {
   if (ctx.observed()) return;
-  const SignalLedger* ledger = ctx.ledger ? &*ctx.ledger : nullptr;
+  const SignalEvidence* ledger = ctx.signal_evidence.get();
   const std::vector<std::string> gone = ended_on_their_own(
       ledger != nullptr ? ledger->gone_before_the_reaper() : std::vector<std::string>{},
       ctx.census.exited_unbidden());
@@ -48,7 +48,7 @@ std::vector<OpenPort> open_ports(const CaseContext& ctx) {
 }
 
 // What the ledger recorded, once the kernel's signals sent so far have reached it.
-void take_ledger(SignalLedger& ledger, const Kill& kill, Evidence& out) {
+void take_ledger(SignalEvidence& ledger, const Kill& kill, Evidence& out) {
   if (!ledger.sync_kernel(Clock::now() + kKernelSyncBound)) {
     out.missing_evidence.push_back(
         fmt::format("signals the kernel generated in the last {} ms, which did not arrive in time",
@@ -67,7 +67,7 @@ Evidence collect_evidence(CaseContext& ctx, const Kill& kill) {
   require_no_unbidden_exit(ctx);
   Evidence out;
   out.open_ports = open_ports(ctx);
-  if (ctx.ledger) take_ledger(*ctx.ledger, kill, out);
+  if (ctx.signal_evidence) take_ledger(*ctx.signal_evidence, kill, out);
   return out;
 }
 

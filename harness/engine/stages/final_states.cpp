@@ -1,6 +1,5 @@
 // The members' declared states before the kill: part of the tree stage (tree.h).
 #include <signal.h>
-#include <unistd.h>
 
 #include <string>
 
@@ -10,7 +9,6 @@
 #include "reaper/os/deadline.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
-#include "reaper/os/read_file.h"
 
 namespace reapcheck {
 namespace {
@@ -20,10 +18,10 @@ using Clock = CaseContext::Clock;
 // `pid` reaps its children: PID 1 does, and so does a process that catches SIGCHLD or blocks
 // it to read it from a signalfd (catatonit). A supervisor that has not yet reaped the agent may
 // still forward a kill it would not forward a moment later.
-bool reaps(pid_t pid) {
+bool reaps(const Processes& processes, pid_t pid) {
   if (pid == 1) return true;
-  const auto has_sigchld = [pid](const char* field) {
-    const std::string mask = reaper::status_field(pid, field);
+  const auto has_sigchld = [&](const char* field) {
+    const std::string mask = processes.status_field(pid, field);
     return !mask.empty() && ((std::stoull(mask, nullptr, 16) >> (SIGCHLD - 1)) & 1) != 0;
   };
   return has_sigchld("SigCgt") || has_sigchld("SigBlk");
@@ -34,7 +32,7 @@ bool reaps(pid_t pid) {
 void await_gone(const CaseContext& ctx, const Member& m) {
   if (!m.pidfd) return;
   // A transient agent waits for its word, so that its children are up when it goes.
-  if (m.role == ctx.scenario.tree.role) reaper::pidfd_signal(m.pidfd.get(), SIGUSR1);
+  if (m.role == ctx.scenario.tree.role) ctx.processes->signal(m.pidfd.get(), SIGUSR1);
   if (!reaper::pidfd_wait_exit(m.pidfd.get(), reaper::time_left(ctx.setup_deadline))) {
     setup_failed("transient member " + m.role + " did not exit before the kill");
   }
@@ -44,9 +42,10 @@ void await_gone(const CaseContext& ctx, const Member& m) {
   const bool declared = ctx.reaped_transient.count(m.role) != 0 ||
                         (m.role == ctx.scenario.tree.role && ctx.reaper.supervises);
   reaper::Backoff backoff;
-  while (reaper::pidfd_target(::getpid(), m.pidfd.get()).value_or(-1) != -1) {
-    const auto self = reaper::ProcTable::read_one(m.pid, reaper::Detail::stat);
-    if (!self || (!declared && !reaps(self->ppid))) return;  // a zombie on purpose, or gone
+  while (!ctx.processes->reaped(m.pidfd.get())) {
+    const auto self = ctx.processes->one(m.pid, reaper::Detail::stat);
+    // Gone, or a zombie on purpose.
+    if (!self || (!declared && !reaps(*ctx.processes, self->ppid))) return;
     if (Clock::now() > ctx.setup_deadline) {
       setup_failed("transient member " + m.role + " was not reaped by its parent before the kill");
     }
@@ -59,7 +58,7 @@ void await_gone(const CaseContext& ctx, const Member& m) {
 void await_stopped(const CaseContext& ctx, const Member& m) {
   reaper::Backoff backoff;
   for (;;) {
-    auto p = reaper::ProcTable::read_one(m.pid, reaper::Detail::stat);
+    auto p = ctx.processes->one(m.pid, reaper::Detail::stat);
     if (p && p->state == 'T') return;
     if (!p || Clock::now() > ctx.setup_deadline) {
       setup_failed("member " + m.role + " did not stop itself before the kill");

@@ -1,7 +1,6 @@
 #include "harness/engine/stages/kill.h"
 
 #include <fmt/format.h>
-#include <signal.h>
 
 #include <string>
 
@@ -29,7 +28,7 @@ void drop_ended(const CaseContext& ctx, std::vector<Member>& members) {
 // would let a reaper that kills nothing pass, so the case is not judged at all.
 // A member the reaper's side itself signalled already (a supervisor acting on the agent's
 // exit) was not lost: it was killed, with the ledger's record to show it.
-void require_intact(const std::vector<Member>& members, const SignalLedger* ledger) {
+void require_intact(const std::vector<Member>& members, const SignalEvidence* ledger) {
   for (const Member& m : members) {
     if (ledger != nullptr && ledger->reaper_reached(m.pid)) continue;
     if (!m.pidfd || reaper::pidfd_exited(m.pidfd.get())) {
@@ -43,13 +42,13 @@ void require_intact(const std::vector<Member>& members, const SignalLedger* ledg
 
 // An app force-quit: the orchestrator, which holds the reaper, is SIGKILLed, and nothing of
 // the reaper's runs but what outlives it (a supervisor, a keeper, a parent-death signal).
-ReaperHost::Reply kill_orchestrator(CaseContext& ctx, DeathWatch& deaths,
-                                    Clock::time_point deadline) {
-  const ReaperHost& host = *ctx.host;
-  reaper::pidfd_signal(host.pidfd(), SIGKILL);
+Orchestrator::Reply kill_orchestrator(CaseContext& ctx, DeathWatch& deaths,
+                                      Clock::time_point deadline) {
+  Orchestrator& host = *ctx.orchestrator;
+  host.force_quit();
   deaths.wait(deadline, host.pidfd());
-  ReaperHost::Reply reply;
-  reply.status = ReaperHost::Reply::Status::ok;
+  Orchestrator::Reply reply;
+  reply.status = Orchestrator::Reply::Status::ok;
   reply.steps = {"SIGKILL to the orchestrator, the reaper host (pid " + std::to_string(host.pid()) +
                  "), which the reaper cannot answer"};
   return reply;
@@ -57,7 +56,7 @@ ReaperHost::Reply kill_orchestrator(CaseContext& ctx, DeathWatch& deaths,
 
 // The kill, requested as the scenario says: from the reaper (the usual way), by SIGKILLing
 // the orchestrator, or by the agent's own kill command.
-ReaperHost::Reply request_kill(CaseContext& ctx, Tree& tree, Clock::time_point start) {
+Orchestrator::Reply request_kill(CaseContext& ctx, Tree& tree, Clock::time_point start) {
   const auto deadline =
       start + ctx.options.grace + reaper_allowance(ctx.options, ctx.scenario.member_count());
   switch (ctx.scenario.setup.request) {
@@ -69,14 +68,14 @@ ReaperHost::Reply request_kill(CaseContext& ctx, Tree& tree, Clock::time_point s
       break;
   }
   const auto held_before = ctx.hold_clock.held();
-  ctx.host->request_kill();
-  ReaperHost::Reply reply = await_kill(*ctx.host, tree.race, *ctx.bystanders, tree.deaths,
-                                       ctx.ledger_or_null(), start, deadline);
+  ctx.orchestrator->request_kill();
+  Orchestrator::Reply reply = await_kill(*ctx.orchestrator, tree.race, *ctx.bystander_watch,
+                                         tree.deaths, ctx.ledger_or_null(), start, deadline);
   if (!reply.waited_out) return reply;
   // Time the ledger held the reaper's calls is time it would not have spent: the deadline moves
   // by it.
   ctx.hold_clock.wait(ctx.hold_clock.moved(deadline, held_before), [&](Clock::time_point until) {
-    reply = ctx.host->wait_killed(until);
+    reply = ctx.orchestrator->wait_killed(until);
     return !reply.waited_out;
   });
   return reply;
@@ -87,8 +86,8 @@ ReaperHost::Reply request_kill(CaseContext& ctx, Tree& tree, Clock::time_point s
 Kill kill_tree(CaseContext& ctx, Tree& tree) {
   watch_members(tree.members, tree.deaths);
   if (ctx.observed()) drop_ended(ctx, tree.members);
-  require_intact(tree.members, ctx.ledger_or_null());
-  ctx.bystanders->note_attributes();           // what harm without a signal would change
+  require_intact(tree.members, ctx.signal_evidence.get());
+  ctx.bystander_watch->note_attributes();      // what harm without a signal would change
   ctx.census.claim_orphans_until_kill(false);  // the reaper acts from here on
   Kill kill;
   kill.requested = Clock::now();
@@ -97,11 +96,11 @@ Kill kill_tree(CaseContext& ctx, Tree& tree) {
   return kill;
 }
 
-ReaperOutcome outcome_of(const ReaperHost::Reply& reply) {
+ReaperOutcome outcome_of(const Orchestrator::Reply& reply) {
   switch (reply.status) {
-    case ReaperHost::Reply::Status::timeout:
+    case Orchestrator::Reply::Status::timeout:
       return {ReaperOutcome::Status::timed_out, reply.error};
-    case ReaperHost::Reply::Status::ok:
+    case Orchestrator::Reply::Status::ok:
       return {};
     default:
       return {ReaperOutcome::Status::failed, reply.error};

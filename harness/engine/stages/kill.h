@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "harness/engine/reaper_host.h"
+#include "harness/engine/orchestrator.h"
 #include "harness/engine/stages/context.h"
 #include "harness/engine/stages/tree.h"
 #include "harness/model/result.h"
@@ -13,7 +13,7 @@
 namespace reapcheck {
 
 struct Kill {
-  ReaperHost::Reply reply;
+  Orchestrator::Reply reply;
   std::chrono::steady_clock::time_point requested;
   std::chrono::steady_clock::time_point returned;  // when the reaper reported done
 };
@@ -21,6 +21,6 @@ struct Kill {
 Kill kill_tree(CaseContext& ctx, Tree& tree);
 
 // How the reaper's kill ended, from its host's reply.
-ReaperOutcome outcome_of(const ReaperHost::Reply& reply);
+ReaperOutcome outcome_of(const Orchestrator::Reply& reply);
 
 }  // namespace reapcheck

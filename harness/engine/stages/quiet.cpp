@@ -22,8 +22,8 @@ struct Look {
   std::vector<std::string> running;
 };
 
-Look look() {
-  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::full);
+Look look(const Processes& processes) {
+  const reaper::ProcTable table = processes.table(reaper::Detail::full);
   std::vector<const reaper::ProcInfo*> others;
   Look out;
   for (const auto& p : table.all()) {
@@ -41,10 +41,10 @@ void await_quiet(const CaseContext& ctx) {
   // On this machine the last pid is the host's, which never stops moving.
   if (ctx.options.on_host) return;
   reaper::Backoff backoff;
-  Look last = look();
+  Look last = look(*ctx.processes);
   for (;;) {
     backoff.wait(ctx.setup_deadline);
-    Look now = look();
+    Look now = look(*ctx.processes);
     const bool still = now.state == last.state;
     // A fixture's processes block once built; a project's own may run on (timers, a watcher's
     // polling), its quiet period already behind it (observed_tree.h).

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 
+#include <memory>
 #include <variant>
 
 #include "harness/catalog/external.h"
@@ -153,6 +154,7 @@ void start_bystanders(CaseContext& ctx) {
   const std::filesystem::path sockets = ctx.placement.socket_dir(ctx.scratch);
   ctx.bystanders.emplace(ctx.options.layout.helper("reapcheck-bystander"), ctx.scratch, ctx.census,
                          sockets);
+  ctx.bystander_watch = &*ctx.bystanders;
   if (ctx.scenario.has_bystander(BystanderKind::lookalike)) {
     // Not in the tree, but `tail -f <worktree>/dev.log` run from inside the worktree.
     ctx.bystanders->begin("lookalike", {"tail", "-f", (ctx.worktree / "dev.log").string()},
@@ -169,9 +171,11 @@ Spawned spawn_agent(CaseContext& ctx) {
   out.requested = Clock::now();
   HoldClock::set_case(&ctx.hold_clock);  // the host inherits it
   ctx.host.emplace(host_plan(ctx));
+  ctx.orchestrator = &*ctx.host;
   ctx.census.set_reaper_host(ctx.host->pid());
   ctx.ready->close_writer();  // the agent's tree holds the only write ends now: EOF: it died
   out.missing_evidence = start_ledger(ctx);
+  if (ctx.ledger) ctx.signal_evidence = std::make_unique<LedgerEvidence>(*ctx.ledger);
   out.agent = await_spawn(ctx);
   return out;
 }

@@ -7,7 +7,6 @@
 #include "harness/engine/readiness.h"
 #include "harness/model/text.h"
 #include "reaper/os/backoff.h"
-#include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
 
 namespace reapcheck {
@@ -23,7 +22,7 @@ double ms_since(Clock::time_point t) {
 pid_t await_child(const CaseContext& ctx, pid_t parent) {
   reaper::Backoff backoff;
   for (;;) {
-    const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+    const reaper::ProcTable table = ctx.processes->table(reaper::Detail::stat);
     for (const auto& p : table.all()) {
       if (p.ppid == parent) return p.pid;
     }
@@ -37,11 +36,11 @@ pid_t await_child(const CaseContext& ctx, pid_t parent) {
 
 // Where an observed tree ends: nothing at or below a bystander or the reaper's own processes.
 TreeBounds bounds_of(const CaseContext& ctx, pid_t agent, pid_t spawned) {
-  const pid_t host = ctx.host->pid();
+  const pid_t host = ctx.orchestrator->pid();
   TreeBounds bounds{agent, {}, {1, ::getpid(), host, spawned}, ::getsid(0)};
   bounds.adopters.erase(agent);
-  for (pid_t b : ctx.bystanders->pids_with_ancestors_below(host)) bounds.bystanders.insert(b);
-  for (pid_t helper : reaper_helpers(host, spawned)) {
+  for (pid_t b : ctx.bystander_watch->pids_with_ancestors_below(host)) bounds.bystanders.insert(b);
+  for (pid_t helper : reaper_helpers(*ctx.processes, host, spawned)) {
     if (bounds.bystanders.count(helper) == 0) bounds.adopters.insert(helper);
   }
   return bounds;
@@ -53,7 +52,7 @@ TreeBounds bounds_of(const CaseContext& ctx, pid_t agent, pid_t spawned) {
 std::vector<Member> observe_members(CaseContext& ctx, pid_t spawned) {
   // Below a supervisor (tini, a supervise: reaper), the agent is the supervisor's child.
   const pid_t agent = ctx.reaper.supervises ? await_child(ctx, spawned) : spawned;
-  auto agent_fd = reaper::pidfd_open(agent);
+  auto agent_fd = ctx.processes->hold(agent);
   if (!agent_fd) {
     setup_failed(
         fmt::format("the command was not ready: the agent (pid {}) exited before it was ready{}",
@@ -93,7 +92,7 @@ std::optional<Member> take_announcement(CaseContext& ctx, const ReadinessChannel
     setup_failed(fmt::format("cannot find member {} (pid {} in its namespace, announced by pid {})",
                              a->role, a->pid, got.sender));
   }
-  auto fd = ours != 0 ? reaper::pidfd_open(ours) : std::nullopt;
+  auto fd = ours != 0 ? ctx.processes->hold(ours) : std::nullopt;
   if (!fd && !transient) {
     setup_failed(
         fmt::format("member {} (pid {}) exited before the kill{}", a->role, ours, ctx.log_tail()));
@@ -131,8 +130,8 @@ void register_supervisor(CaseContext& ctx, pid_t spawned, const std::vector<Memb
   for (const Member& m : members) {
     if (m.pid == spawned) return;
   }
-  if (auto fd = reaper::pidfd_open(spawned)) {
-    const auto p = reaper::ProcTable::read_one(spawned, reaper::Detail::full);
+  if (auto fd = ctx.processes->hold(spawned)) {
+    const auto p = ctx.processes->one(spawned, reaper::Detail::full);
     ctx.census.add_reaper(spawned, p && !p->argv.empty() ? p->argv.front() : "supervisor",
                           fd->get());
   }
@@ -140,9 +139,9 @@ void register_supervisor(CaseContext& ctx, pid_t spawned, const std::vector<Memb
 
 }  // namespace
 
-std::vector<pid_t> reaper_helpers(pid_t host, pid_t agent) {
+std::vector<pid_t> reaper_helpers(const Processes& processes, pid_t host, pid_t agent) {
   std::vector<pid_t> out;
-  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+  const reaper::ProcTable table = processes.table(reaper::Detail::stat);
   for (const auto& p : table.all()) {
     if (p.ppid == host && p.pid != agent) out.push_back(p.pid);
   }
@@ -155,11 +154,11 @@ Tree build_tree(CaseContext& ctx, const Spawned& spawned) {
   ctx.census.claim_orphans_until_kill(ctx.observed());
   tree.members = ctx.observed() ? observe_members(ctx, spawned.agent) : collect_members(ctx);
   await_final_states(ctx, tree.members);
-  ctx.bystanders->await_begun(ctx.setup_deadline);
+  ctx.bystander_watch->await_begun(ctx.setup_deadline);
   if (ctx.reaper.supervises) register_supervisor(ctx, spawned.agent, tree.members);
   await_quiet(ctx);
   tree.ready_ms = ms_since(spawned.requested);
-  const reaper::ProcTable before = reaper::ProcTable::read();
+  const reaper::ProcTable before = ctx.processes->table(reaper::Detail::full);
   for (const Member& m : tree.members) {
     if (const auto* p = before.find(m.pid)) tree.records.push_back(record_of(*p, m.role));
   }

@@ -34,7 +34,7 @@ Tree build_tree(CaseContext& ctx, const Spawned& spawned);
 // The reaper host's own children but the agent (or the supervisor it runs under): a reaper's
 // helpers, such as the keeper holding the sibling's cgroup. They are the reaper's, not the
 // tree's, and may run until the case ends.
-std::vector<pid_t> reaper_helpers(pid_t host, pid_t agent);
+std::vector<pid_t> reaper_helpers(const Processes& processes, pid_t host, pid_t agent);
 
 // Transient members (a double fork's middle) must be gone, and self-stopping ones stopped,
 // before the kill: the tree the reaper meets is then the same every run. The transient ones
