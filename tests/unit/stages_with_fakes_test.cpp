@@ -1,0 +1,403 @@
+// The case stages that talk to the kernel and the running parts — kill, audit, evidence, the
+// tree's final states and quiet — run over a CaseContext whose processes, reaper host,
+// bystanders, ledger and placement are the test's fakes (case_fakes.h): no process is started.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/engine/stages/audit.h"
+#include "harness/engine/stages/evidence.h"
+#include "harness/engine/stages/kill.h"
+#include "harness/engine/stages/tree.h"
+#include "tests/unit/case_fakes.h"
+#include "tests/unit/temp_dir.h"
+
+namespace reapcheck {
+namespace {
+
+using testing::Calls;
+using testing::FakeLedger;
+using testing::kFakePids;
+using Clock = std::chrono::steady_clock;
+
+constexpr pid_t kHost = kFakePids;
+constexpr pid_t kAgent = kFakePids + 1;
+constexpr pid_t kWorker = kFakePids + 2;
+
+constexpr const char* kTwo = R"(description = "an agent and its worker"
+tags = ["perl"]
+[tree]
+role = "agent"
+[[tree.children]]
+role = "worker"
+)";
+
+class StagesWithFakes : public testing::TempDirTest {
+ protected:
+  // A context for `scenario` whose running parts are the fakes; the set-up deadline is near, as
+  // a stalled tree's would be.
+  CaseContext& context(Scenario scenario,
+                       std::chrono::milliseconds setup = std::chrono::seconds(5)) {
+    scenario_ = std::move(scenario);
+    ctx_ = std::make_unique<CaseContext>(scenario_, reaper_, options_, placement_, dir_);
+    ctx_->processes = &processes_;
+    ctx_->orchestrator = &host_;
+    ctx_->bystander_watch = &bystanders_;
+    ctx_->setup_deadline = Clock::now() + setup;
+    return *ctx_;
+  }
+  CaseContext& context(const char* toml,
+                       std::chrono::milliseconds setup = std::chrono::seconds(5)) {
+    return context(parse_scenario(toml, "scenarios/t.toml"), setup);
+  }
+  CaseContext& observed() {
+    return context(command_scenario({"npm", "run", "dev"}, dir_, AgentReady{}));
+  }
+  FakeLedger& ledger() {
+    auto fake = std::make_unique<testing::FakeLedger>();
+    testing::FakeLedger& out = *fake;
+    ctx_->signal_evidence = std::move(fake);
+    return out;
+  }
+  // A member the agent's tree announced (in the agent's session), held by its pidfd.
+  Member member(pid_t pid, const std::string& role) {
+    return Member{pid, role, processes_.add(pid, role, pid == kAgent ? kHost : kAgent, kAgent)};
+  }
+  // The agent and its worker, as announced, with their records.
+  Tree two_members() {
+    Tree tree;
+    tree.spawned = kAgent;
+    tree.members.push_back(member(kAgent, "agent"));
+    tree.members.push_back(member(kWorker, "worker"));
+    for (const Member& m : tree.members)
+      tree.records.push_back(record_of(*processes_.one(m.pid, reaper::Detail::full), m.role));
+    return tree;
+  }
+  // A kill the reaper reported done just now, after `tree`'s deaths are watched.
+  static Kill done(Tree& tree) {
+    watch_members(tree.members, tree.deaths);
+    Kill kill;
+    kill.reply.status = Orchestrator::Reply::Status::ok;
+    kill.requested = Clock::now();
+    kill.returned = kill.requested;
+    return kill;
+  }
+
+  Calls calls_;
+  testing::FakeProcesses processes_;
+  testing::FakeOrchestrator host_{processes_, calls_, kHost};
+  testing::FakeBystanders bystanders_{calls_};
+  testing::FakePlacement placement_;
+  ReaperChoice reaper_;
+  CaseOptions options_;
+  Scenario scenario_;
+  std::unique_ptr<CaseContext> ctx_;
+};
+
+// The stage must stop the case as a failed set-up, with this reason.
+template <typename Stage>
+void expect_setup_failed(Stage stage, const std::string& reason) {
+  try {
+    stage();
+    ADD_FAILURE() << "no setup failure; expected: " << reason;
+  } catch (const Blocked& b) {
+    EXPECT_EQ(b.blocker.kind, Blocker::Kind::setup_failed);
+    EXPECT_EQ(b.blocker.reason, reason);
+  }
+}
+
+// --- kill_tree -----------------------------------------------------------------------------
+
+TEST_F(StagesWithFakes, AMemberGoneBeforeTheKillIsASetupFailureWithItsRole) {
+  CaseContext& ctx = context(kTwo);
+  Tree tree = two_members();
+  processes_.exit(kWorker);
+  expect_setup_failed([&] { kill_tree(ctx, tree); },
+                      "member worker (pid 5000002) exited before the kill was requested: a "
+                      "member that is meant to be gone by then is declared 'transient'");
+  EXPECT_EQ(calls_, Calls{}) << "the reaper is asked nothing about a tree that is not intact";
+}
+
+TEST_F(StagesWithFakes, AMemberTheReapersSideAlreadySignalledWasNotLost) {
+  CaseContext& ctx = context(kTwo);
+  Tree tree = two_members();
+  ledger().reached = {kWorker};  // a supervisor acting on the agent's exit, say
+  processes_.exit(kWorker);
+  kill_tree(ctx, tree);
+  EXPECT_EQ(calls_, (Calls{"bystanders noted", "kill requested", "reply read"}));
+}
+
+TEST_F(StagesWithFakes, AnObservedAgentThatEndedAfterItWasReadyIsASetupFailure) {
+  CaseContext& ctx = observed();
+  Tree tree = two_members();
+  processes_.exit(kAgent);
+  expect_setup_failed(
+      [&] { kill_tree(ctx, tree); },
+      "the agent (pid 5000001) exited after it was ready, before the kill was requested");
+  EXPECT_EQ(calls_, Calls{});
+}
+
+TEST_F(StagesWithFakes, AnObservedTreesEndedHelperIsNoLongerThereToKill) {
+  CaseContext& ctx = observed();
+  Tree tree = two_members();
+  processes_.exit(kWorker);
+  kill_tree(ctx, tree);
+  ASSERT_EQ(tree.members.size(), 1U);
+  EXPECT_EQ(tree.members[0].role, "agent");
+  EXPECT_EQ(calls_, (Calls{"bystanders noted", "kill requested", "reply read"}));
+}
+
+TEST_F(StagesWithFakes, TheReaperIsAskedOnceTheBystandersAreNotedAndItsDeathsAreTimed) {
+  CaseContext& ctx = context(kTwo);
+  Tree tree = two_members();
+  host_.reply.status = Orchestrator::Reply::Status::ok;
+  host_.reply.steps = {"SIGTERM to group 5000001", "SIGKILL to group 5000001"};
+  host_.on_kill = [&] {
+    processes_.exit(kAgent);
+    processes_.exit(kWorker);
+  };
+  const Kill kill = kill_tree(ctx, tree);
+  EXPECT_EQ(calls_, (Calls{"bystanders noted", "kill requested", "reply read"}));
+  EXPECT_EQ(kill.reply.steps, host_.reply.steps);
+  EXPECT_EQ(outcome_of(kill.reply).status, ReaperOutcome::Status::done);
+  EXPECT_LE(kill.requested, kill.returned);
+  for (const Member& m : tree.members) {
+    ASSERT_GE(m.watch_slot, 0) << m.role;
+    EXPECT_TRUE(tree.deaths.dead(m.watch_slot)) << m.role << " died while the reaper worked";
+    EXPECT_GE(tree.deaths.died_at(m.watch_slot), kill.requested);
+  }
+}
+
+TEST_F(StagesWithFakes, AForceQuitSigkillsTheOrchestratorAndAsksTheReaperNothing) {
+  CaseContext& ctx = context(R"(description = "force-quit"
+tags = ["perl"]
+[tree]
+role = "agent"
+[case]
+request = "orchestrator-killed"
+)");
+  Tree tree;
+  tree.members.push_back(member(kAgent, "agent"));
+  const Kill kill = kill_tree(ctx, tree);
+  EXPECT_EQ(calls_, (Calls{"bystanders noted", "force-quit"}));
+  EXPECT_EQ(kill.reply.status, Orchestrator::Reply::Status::ok);
+  EXPECT_EQ(kill.reply.steps,
+            std::vector<std::string>{"SIGKILL to the orchestrator, the reaper host (pid 5000000), "
+                                     "which the reaper cannot answer"});
+  EXPECT_TRUE(reaper::pidfd_exited(host_.pidfd())) << "the stage waited for it to die";
+}
+
+// --- audit_tree ----------------------------------------------------------------------------
+
+TEST_F(StagesWithFakes, AReapersLeftoverProcessIsReportedWithItsRecord) {
+  CaseContext& ctx = context(kTwo);
+  Tree tree = two_members();
+  // A delayed kill the reaper left behind, below its host; and a process the census knows nothing
+  // of, which is no reaper's.
+  const pid_t helper = kFakePids + 10;
+  const auto fd = processes_.add(helper, "sh", kHost, kHost, {"sh", "-c", "sleep 5; kill 1"});
+  ctx.census.add_reaper(helper, "sh", fd.get());
+  processes_.add(kFakePids + 11, "stranger", 1, kFakePids + 11);
+  const Kill kill = done(tree);
+  processes_.exit(kAgent);
+  processes_.exit(kWorker);
+
+  const Findings found = audit_tree(ctx, tree, kill);
+  ASSERT_EQ(found.reaper_left_running.size(), 1U);
+  const ProcessRecord& left = found.reaper_left_running[0];
+  EXPECT_EQ(left.pid, helper);
+  EXPECT_EQ(left.ppid, kHost);
+  EXPECT_EQ(left.role, "reaper");
+  EXPECT_EQ(left.argv, (std::vector<std::string>{"sh", "-c", "sleep 5; kill 1"}));
+  EXPECT_TRUE(found.survivors.empty());
+  EXPECT_TRUE(found.late.empty());
+  EXPECT_GE(found.all_dead_ms, 0);
+  // Whether it may still act is read before the audit calls the tree's outcome certain.
+  EXPECT_NE(std::find(processes_.asked().begin(), processes_.asked().end(), helper),
+            processes_.asked().end());
+}
+
+TEST_F(StagesWithFakes, AMemberAliveAtDoneAndDeadLaterIsLateWithItsTime) {
+  CaseContext& ctx = context(kTwo);
+  Tree tree = two_members();
+  const Kill kill = done(tree);
+  processes_.exit(kAgent);
+  processes_.at(kWorker).dies_when_watched = true;  // its handler ends it after the reply
+
+  const Findings found = audit_tree(ctx, tree, kill);
+  ASSERT_EQ(found.late.size(), 1U);
+  EXPECT_EQ(found.late[0].process.pid, kWorker);
+  EXPECT_EQ(found.late[0].process.role, "worker");
+  EXPECT_GE(found.late[0].died_after_ms, 0);
+  EXPECT_TRUE(found.survivors.empty());
+  EXPECT_GE(found.all_dead_ms, found.late[0].died_after_ms);
+  EXPECT_TRUE(placement_.ended.empty());
+}
+
+TEST_F(StagesWithFakes, AMemberThatLivesOnSurvivesIsEndedAndNeverDiedLate) {
+  CaseContext& ctx = context(kTwo);
+  Tree tree = two_members();
+  bystanders_.harm = {{kFakePids + 20, "sibling-agent", "SIGTERM", kFakePids + 10, 0}};
+  const Kill kill = done(tree);
+  processes_.exit(kAgent);  // the worker ignores what the reaper sent
+
+  const Findings found = audit_tree(ctx, tree, kill);
+  ASSERT_EQ(found.survivors.size(), 1U);
+  EXPECT_EQ(found.survivors[0].pid, kWorker);
+  EXPECT_EQ(found.survivors[0].role, "worker");
+  EXPECT_EQ(found.survivors[0].sid, kAgent);
+  EXPECT_EQ(found.all_dead_ms, -1);
+  ASSERT_EQ(found.late.size(), 1U);
+  EXPECT_EQ(found.late[0].died_after_ms, -1);
+  ASSERT_EQ(placement_.ended.size(), 1U);
+  EXPECT_EQ(placement_.ended[0].pid, kWorker);
+  // The bystanders' harm is read once what was sent to them has taken effect.
+  EXPECT_EQ(calls_, (Calls{"bystanders settled", "bystanders read"}));
+  ASSERT_EQ(found.bystanders_hit.size(), 1U);
+  EXPECT_EQ(found.bystanders_hit[0].role, "sibling-agent");
+}
+
+TEST_F(StagesWithFakes, AfterAForceQuitNoMemberIsLateForNothingReportedDone) {
+  CaseContext& ctx = context(R"(description = "force-quit"
+tags = ["perl"]
+[tree]
+role = "agent"
+[[tree.children]]
+role = "worker"
+[case]
+request = "orchestrator-killed"
+)");
+  Tree tree = two_members();
+  const Kill kill = done(tree);
+  const Findings found = audit_tree(ctx, tree, kill);
+  EXPECT_TRUE(found.late.empty());
+  EXPECT_EQ(found.survivors.size(), 2U);
+}
+
+// --- collect_evidence ----------------------------------------------------------------------
+
+TEST_F(StagesWithFakes, AMemberGoneBeforeTheReaperActedIsASetupFailure) {
+  CaseContext& ctx = context(kTwo);
+  ledger().gone_before = {"worker (pid 5000002) exited before the reaper's first signal"};
+  expect_setup_failed([&] { collect_evidence(ctx, Kill{}); },
+                      "member(s) ended on their own, not by the reaper: worker (pid 5000002) "
+                      "exited before the reaper's first signal (a member meant to be gone before "
+                      "the kill is declared 'transient')");
+}
+
+TEST_F(StagesWithFakes, AnObservedTreesShutdownIsItsOwn) {
+  CaseContext& ctx = observed();
+  ledger().gone_before = {"worker (pid 5000002) exited before the reaper's first signal"};
+  EXPECT_TRUE(collect_evidence(ctx, Kill{}).missing_evidence.empty());
+}
+
+TEST_F(StagesWithFakes, TheLedgersRecordsComeWithWhatTheKernelsTraceMissed) {
+  CaseContext& ctx = context(kTwo);
+  FakeLedger& fake = ledger();
+  fake.synced = false;
+  fake.lost = 3;
+  SignalRecord sent;
+  sent.signal = "SIGTERM";
+  sent.call = "kill";
+  fake.signals = {sent};
+  const Evidence evidence = collect_evidence(ctx, Kill{});
+  ASSERT_EQ(evidence.signals.size(), 1U);
+  EXPECT_EQ(evidence.signals[0].signal, "SIGTERM");
+  EXPECT_EQ(evidence.missing_evidence,
+            (std::vector<std::string>{
+                "signals the kernel generated in the last 2000 ms, which did not arrive in time",
+                "3 events of the kernel's signal trace, lost to its ring buffer overrunning"}));
+  EXPECT_TRUE(evidence.open_ports.empty());
+}
+
+TEST_F(StagesWithFakes, WithoutALedgerNoSignalIsRecordedAndNothingIsClaimedMissing) {
+  CaseContext& ctx = context(kTwo);
+  const Evidence evidence = collect_evidence(ctx, Kill{});
+  EXPECT_TRUE(evidence.signals.empty());
+  EXPECT_TRUE(evidence.missing_evidence.empty()) << "set-up said why there is no ledger";
+}
+
+// --- the tree's final states and quiet -----------------------------------------------------
+
+constexpr const char* kTransient = R"(description = "a double fork's middle"
+tags = ["perl"]
+[tree]
+role = "agent"
+transient = true
+[[tree.children]]
+role = "worker"
+[[tree.children]]
+role = "middle"
+transient = true
+)";
+
+TEST_F(StagesWithFakes, TransientMembersGoneAreDroppedAndTheAgentIsToldToGo) {
+  CaseContext& ctx = context(kTransient);
+  Tree tree = two_members();
+  tree.members.push_back(member(kFakePids + 3, "middle"));
+  processes_.exit(kAgent);
+  processes_.exit(kFakePids + 3);
+  const int agent_fd = tree.members[0].pidfd.get();
+  await_final_states(ctx, tree.members);
+  ASSERT_EQ(tree.members.size(), 1U);
+  EXPECT_EQ(tree.members[0].role, "worker");
+  EXPECT_EQ(processes_.signals(), (std::vector<std::pair<int, int>>{{agent_fd, SIGUSR1}}));
+}
+
+TEST_F(StagesWithFakes, ATransientMemberThatStaysIsASetupFailure) {
+  CaseContext& ctx = context(kTransient, std::chrono::milliseconds(20));
+  Tree tree;
+  tree.members.push_back(member(kFakePids + 3, "middle"));
+  expect_setup_failed([&] { await_final_states(ctx, tree.members); },
+                      "transient member middle did not exit before the kill");
+}
+
+constexpr const char* kStopper = R"(description = "a member that stops itself"
+tags = ["perl"]
+[tree]
+role = "agent"
+[[tree.children]]
+role = "stopper"
+stop_self = true
+)";
+
+TEST_F(StagesWithFakes, ASelfStoppingMemberIsAwaitedStopped) {
+  CaseContext& ctx = context(kStopper, std::chrono::milliseconds(20));
+  Tree tree;
+  tree.members.push_back(member(kWorker, "stopper"));
+  expect_setup_failed([&] { await_final_states(ctx, tree.members); },
+                      "member stopper did not stop itself before the kill");
+  processes_.at(kWorker).info.state = 'T';
+  await_final_states(ctx, tree.members);
+  EXPECT_EQ(tree.members.size(), 1U);
+}
+
+TEST_F(StagesWithFakes, AQuietTreePassesAndOneThatKeepsForkingIsASetupFailure) {
+  CaseContext& ctx = context(kTwo, std::chrono::milliseconds(50));
+  Tree tree = two_members();
+  await_quiet(ctx);  // returns: two looks find the same, idle processes
+  processes_.keeps_forking = true;
+  try {
+    await_quiet(ctx);
+    ADD_FAILURE() << "a tree that keeps forking went quiet";
+  } catch (const Blocked& b) {
+    EXPECT_EQ(b.blocker.kind, Blocker::Kind::setup_failed);
+    EXPECT_EQ(b.blocker.reason.rfind("the tree never went quiet before the kill: it kept forking "
+                                     "or exec'ing (running: perl",
+                                     0),
+              0U)
+        << b.blocker.reason;
+  }
+}
+
+TEST_F(StagesWithFakes, TheReapersHelpersAreTheHostsOtherChildren) {
+  Tree tree = two_members();
+  processes_.add(kFakePids + 30, "keeper", kHost, kHost);
+  EXPECT_EQ(reaper_helpers(processes_, kHost, kAgent), std::vector<pid_t>{kFakePids + 30});
+}
+
+}  // namespace
+}  // namespace reapcheck
