@@ -1,6 +1,7 @@
 // Bystanders: processes outside the agent's tree that no reaper may signal. Each runs
 // reapcheck-bystander, which logs every catchable signal it receives; SIGKILL and SIGSTOP,
-// which cannot be caught, are seen from outside (exit status, pidfd, /proc state).
+// which cannot be caught, are seen from outside (exit status, pidfd, /proc state). The stages
+// after set-up see them as a BystanderWatch (bystander_watch.h).
 #pragma once
 
 #include <sys/types.h>

@@ -1,6 +1,7 @@
 // The reaper host: a child of the case runner that owns the reaper under test. It spawns the
 // agent (so the agent is its child, as in the seed orchestrator) and kills it when told.
-// It speaks JSON lines on a pipe; the runner never trusts it to be well behaved.
+// It speaks JSON lines on a pipe; the runner never trusts it to be well behaved. The stages after
+// set-up see it as an Orchestrator (orchestrator.h).
 #pragma once
 
 #include <sys/types.h>

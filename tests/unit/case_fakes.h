@@ -204,10 +204,14 @@ class FakeLedger final : public SignalEvidence {
  public:
   bool reaper_reached(pid_t pid) const override { return reached.count(pid) != 0; }
   std::vector<std::string> gone_before_the_reaper() const override { return gone_before; }
-  bool sync_kernel(Clock::time_point /*deadline*/) override { return synced; }
+  bool sync_kernel(Clock::time_point /*deadline*/) override {
+    if (calls != nullptr) calls->push_back("ledger synced");
+    return synced;
+  }
   uint64_t kernel_lost() const override { return lost; }
   std::vector<SignalRecord> records(Clock::time_point /*epoch*/) const override { return signals; }
 
+  Calls* calls = nullptr;  // where to note each sync, when given
   std::set<pid_t> reached;
   std::vector<std::string> gone_before;
   bool synced = true;

@@ -201,6 +201,7 @@ TEST_F(StagesWithFakes, AReapersLeftoverProcessIsReportedWithItsRecord) {
   const auto fd = processes_.add(helper, "sh", kHost, kHost, {"sh", "-c", "sleep 5; kill 1"});
   ctx.census.add_reaper(helper, "sh", fd.get());
   processes_.add(kFakePids + 11, "stranger", 1, kFakePids + 11);
+  ledger().calls = &calls_;
   const Kill kill = done(tree);
   processes_.exit(kAgent);
   processes_.exit(kWorker);
@@ -215,6 +216,9 @@ TEST_F(StagesWithFakes, AReapersLeftoverProcessIsReportedWithItsRecord) {
   EXPECT_TRUE(found.survivors.empty());
   EXPECT_TRUE(found.late.empty());
   EXPECT_GE(found.all_dead_ms, 0);
+  // The kernel's forks so far are in the census before anything is read (a detached helper is
+  // known by its birth); the bystanders are read last.
+  EXPECT_EQ(calls_, (Calls{"ledger synced", "bystanders settled", "bystanders read"}));
   // Whether it may still act is read before the audit calls the tree's outcome certain.
   EXPECT_NE(std::find(processes_.asked().begin(), processes_.asked().end(), helper),
             processes_.asked().end());

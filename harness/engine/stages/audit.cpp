@@ -100,7 +100,7 @@ Findings audit_tree(CaseContext& ctx, Tree& tree, const Kill& kill) {
   // a helper.
   // Every fork the kernel traced so far is in the census first: a helper of the reaper's that
   // detached is known as the reaper's by its birth.
-  if (ctx.ledger) ctx.ledger->sync_kernel(Clock::now() + kLineageSync);
+  if (ctx.signal_evidence) ctx.signal_evidence->sync_kernel(Clock::now() + kLineageSync);
   LeftRunning left = reaper_processes(ctx);
   out.reaper_left_running = std::move(left.records);
   std::vector<std::pair<ProcessRecord, int>> late;
