@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <string>
 
-#include "harness/engine/activity.h"
 #include "harness/model/judge.h"
 #include "reaper/os/backoff.h"
 #include "reaper/os/deadline.h"
@@ -21,7 +20,8 @@ using Clock = std::chrono::steady_clock;
 // and not dying (or the deadline passed). One already dying when the reply comes (SIGKILLed, or
 // in a namespace whose init is exiting) is waited for: whether its exit or the reply came first
 // would be chance.
-bool await_triggers(const Race& race, int reply_fd, Clock::time_point deadline) {
+bool await_triggers(const Race& race, const KillWatch& with, Clock::time_point deadline) {
+  const int reply_fd = with.host.reply_fd();
   for (const Race::Trigger& trigger : race.triggers) {
     pollfd fds[2] = {{trigger.pidfd, POLLIN, 0}, {reply_fd, POLLIN, 0}};
     int rc = 0;
@@ -31,7 +31,7 @@ bool await_triggers(const Race& race, int reply_fd, Clock::time_point deadline) 
     if (rc <= 0) return false;
     if ((fds[0].revents & POLLIN) != 0) continue;
     // The reaper is done: a member that lives on ends the race; a dying one is waited for.
-    if (lives_on(trigger.pid, trigger.pidfd)) return false;
+    if (with.processes.lives_on(trigger.pid, trigger.pidfd)) return false;
     if (!reaper::pidfd_wait_exit(trigger.pidfd, reaper::time_left(deadline))) return false;
   }
   return true;
@@ -39,11 +39,13 @@ bool await_triggers(const Race& race, int reply_fd, Clock::time_point deadline) 
 
 // Every process that holds `id` (as its pid, group or session) is a zombie, dying or gone: the
 // id is about to be free.
-bool being_freed(pid_t id) {
-  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+bool being_freed(const Processes& processes, pid_t id) {
+  const reaper::ProcTable table = processes.table(reaper::Detail::stat);
   return std::all_of(table.all().begin(), table.all().end(), [&](const reaper::ProcInfo& p) {
     const bool holds = p.pid == id || p.pgid == id || p.sid == id;
-    return !holds || p.state == 'Z' || p.state == 'X' || !lives_on(p.pid);
+    if (!holds || p.state == 'Z' || p.state == 'X') return true;
+    const auto fd = processes.hold(p.pid);
+    return !fd || !processes.lives_on(p.pid, fd->get());
   });
 }
 
@@ -81,14 +83,14 @@ std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member
   return race;
 }
 
-Orchestrator::Reply await_kill(Orchestrator& host, std::optional<Race>& race,
-                               BystanderWatch& bystanders, DeathWatch& watch, SignalLedger* ledger,
+Orchestrator::Reply await_kill(const KillWatch& with, std::optional<Race>& race,
                                Clock::time_point since, Clock::time_point deadline) {
+  Orchestrator& host = with.host;
   if (race) {
     RaceRecord& rec = race->record;
     const bool pid = rec.kind == BystanderKind::recycled_pid;
     const std::string what = pid ? "pid" : "process group id";
-    if (!await_triggers(*race, host.reply_fd(), deadline)) {
+    if (!await_triggers(*race, with, deadline)) {
       rec.detail = rec.target + " (" + what + " " + std::to_string(rec.target_id) + ") had not " +
                    (pid ? "exited" : "emptied") + " when the reaper reported done";
     } else {
@@ -105,7 +107,7 @@ Orchestrator::Reply await_kill(Orchestrator& host, std::optional<Race>& race,
       reaper::Backoff backoff;
       for (;;) {
         const bool done = reaper::wait_readable(host.reply_fd(), std::chrono::milliseconds(0));
-        if (bystanders.try_place_decoy(rec.target_id, std::string(to_string(rec.kind)))) {
+        if (with.bystanders.try_place_decoy(rec.target_id, std::string(to_string(rec.kind)))) {
           rec.decoy_pid = rec.target_id;
           rec.opened = true;
           rec.placed_ms = std::chrono::duration<double, std::milli>(Clock::now() - since).count();
@@ -114,7 +116,7 @@ Orchestrator::Reply await_kill(Orchestrator& host, std::optional<Race>& race,
                              : " while the reaper was still at work");
           break;
         }
-        if (done && !being_freed(rec.target_id)) {
+        if (done && !being_freed(with.processes, rec.target_id)) {
           rec.detail = "the " + what + " " + std::to_string(rec.target_id) +
                        " was still taken when the reaper reported done";
           break;
@@ -126,10 +128,10 @@ Orchestrator::Reply await_kill(Orchestrator& host, std::optional<Race>& race,
         backoff.wait(deadline, done ? -1 : host.reply_fd());
       }
     }
-    for (int fd : race->held) reaper::pidfd_signal(fd, SIGUSR1);
-    if (ledger != nullptr) ledger->race_staged(race->held_pids);
+    for (int fd : race->held) with.processes.signal(fd, SIGUSR1);
+    if (with.ledger != nullptr) with.ledger->race_staged(race->held_pids);
   }
-  watch.wait(deadline, host.reply_fd());
+  with.deaths.wait(deadline, host.reply_fd());
   return host.wait_killed(deadline);
 }
 

@@ -11,6 +11,7 @@
 #include "harness/engine/audit.h"
 #include "harness/engine/bystander_watch.h"
 #include "harness/engine/orchestrator.h"
+#include "harness/engine/processes.h"
 #include "harness/engine/signal_ledger.h"
 #include "harness/model/result.h"
 #include "harness/model/scenario.h"
@@ -39,11 +40,19 @@ struct Race {
 std::optional<Race> plan_race(const Scenario& scenario, const std::vector<Member>& members,
                               const reaper::ProcTable& before);
 
-// Waits for the reaper host's reply to "kill", running `race` (when there is one) meanwhile
-// and timing the deaths `watch` sees. The ledger, when there is one, is told when the race has
-// been staged (SignalLedger::arm_race).
-Orchestrator::Reply await_kill(Orchestrator& host, std::optional<Race>& race,
-                               BystanderWatch& bystanders, DeathWatch& watch, SignalLedger* ledger,
+// What the kill is awaited with: the reaper host, whose reply ends it; the bystanders a decoy
+// joins; the members' deaths, timed meanwhile; the ledger (or null), told when the race has been
+// staged (SignalLedger::arm_race); the processes, read to see an id freed.
+struct KillWatch {
+  Orchestrator& host;
+  BystanderWatch& bystanders;
+  DeathWatch& deaths;
+  SignalLedger* ledger;
+  const Processes& processes;
+};
+
+// Waits for the reaper host's reply to "kill", running `race` (when there is one) meanwhile.
+Orchestrator::Reply await_kill(const KillWatch& with, std::optional<Race>& race,
                                std::chrono::steady_clock::time_point since,
                                std::chrono::steady_clock::time_point deadline);
 

@@ -184,7 +184,10 @@ class FakeBystanders final : public BystanderWatch {
   }
   std::set<pid_t> pids_with_ancestors_below(pid_t /*host*/) const override { return pids; }
   void note_attributes() override { calls_.push_back("bystanders noted"); }
-  bool try_place_decoy(pid_t /*pid*/, const std::string& /*role*/) override { return false; }
+  bool try_place_decoy(pid_t pid, const std::string& role) override {
+    calls_.push_back(role + " decoy on " + std::to_string(pid));
+    return decoy_fits;
+  }
   void settle(Clock::time_point /*deadline*/) const override {
     calls_.push_back("bystanders settled");
   }
@@ -195,6 +198,7 @@ class FakeBystanders final : public BystanderWatch {
 
   std::set<pid_t> pids;
   std::vector<BystanderHit> harm;
+  bool decoy_fits = true;  // the id is free when a decoy is tried
 
  private:
   Calls& calls_;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/engine/race.h"
 #include "harness/engine/stages/audit.h"
 #include "harness/engine/stages/evidence.h"
 #include "harness/engine/stages/kill.h"
@@ -188,6 +189,67 @@ request = "orchestrator-killed"
             std::vector<std::string>{"SIGKILL to the orchestrator, the reaper host (pid 5000000), "
                                      "which the reaper cannot answer"});
   EXPECT_TRUE(reaper::pidfd_exited(host_.pidfd())) << "the stage waited for it to die";
+}
+
+constexpr const char* kPidReuse = R"(description = "a member's pid recycled by a decoy"
+tags = ["race"]
+[tree]
+role = "agent"
+[[tree.children]]
+role = "victim"
+[[bystanders]]
+kind = "recycled-pid"
+target = "victim"
+)";
+
+TEST_F(StagesWithFakes, TheDecoyTakesTheVictimsPidOnceTheReaperHasFreedIt) {
+  CaseContext& ctx = context(kPidReuse);
+  Tree tree;
+  tree.members.push_back(member(kAgent, "agent"));
+  tree.members.push_back(member(kWorker, "victim"));
+  tree.race = plan_race(ctx.scenario, tree.members, processes_.table(reaper::Detail::full));
+  ASSERT_TRUE(tree.race);
+  host_.on_kill = [&] { processes_.exit(kWorker); };
+  kill_tree(ctx, tree);
+  EXPECT_EQ(calls_, (Calls{"bystanders noted", "kill requested", "recycled-pid decoy on 5000002",
+                           "reply read"}));
+  const RaceRecord& race = tree.race->record;
+  EXPECT_TRUE(race.opened);
+  EXPECT_EQ(race.decoy_pid, kWorker);
+  EXPECT_EQ(race.detail,
+            "decoy placed on pid 5000002 as the reaper reported done, its last "
+            "holder just gone");
+}
+
+TEST_F(StagesWithFakes, AVictimAliveWhenTheReaperReportsDoneOpensNoWindow) {
+  CaseContext& ctx = context(kPidReuse);
+  Tree tree;
+  tree.members.push_back(member(kAgent, "agent"));
+  tree.members.push_back(member(kWorker, "victim"));
+  tree.race = plan_race(ctx.scenario, tree.members, processes_.table(reaper::Detail::full));
+  ASSERT_TRUE(tree.race);
+  kill_tree(ctx, tree);
+  EXPECT_EQ(calls_, (Calls{"bystanders noted", "kill requested", "reply read"}));
+  EXPECT_FALSE(tree.race->record.opened);
+  EXPECT_EQ(tree.race->record.detail,
+            "victim (pid 5000002) had not exited when the reaper reported done");
+}
+
+TEST_F(StagesWithFakes, AnIdStillTakenWhenTheReaperReportsDoneOpensNoWindow) {
+  CaseContext& ctx = context(kPidReuse);
+  Tree tree;
+  tree.members.push_back(member(kAgent, "agent"));
+  tree.members.push_back(member(kWorker, "victim"));
+  tree.race = plan_race(ctx.scenario, tree.members, processes_.table(reaper::Detail::full));
+  // The victim exits, but a process the reaper left running holds its id as a group.
+  host_.on_kill = [&] { processes_.exit(kWorker); };
+  processes_.add(kFakePids + 40, "holder", kHost, kFakePids + 40);
+  processes_.at(kFakePids + 40).info.pgid = kWorker;
+  bystanders_.decoy_fits = false;
+  kill_tree(ctx, tree);
+  EXPECT_FALSE(tree.race->record.opened);
+  EXPECT_EQ(tree.race->record.detail,
+            "the pid 5000002 was still taken when the reaper reported done");
 }
 
 // --- audit_tree ----------------------------------------------------------------------------

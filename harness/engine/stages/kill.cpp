@@ -69,8 +69,9 @@ Orchestrator::Reply request_kill(CaseContext& ctx, Tree& tree, Clock::time_point
   }
   const auto held_before = ctx.hold_clock.held();
   ctx.orchestrator->request_kill();
-  Orchestrator::Reply reply = await_kill(*ctx.orchestrator, tree.race, *ctx.bystander_watch,
-                                         tree.deaths, ctx.ledger_or_null(), start, deadline);
+  const KillWatch with{*ctx.orchestrator, *ctx.bystander_watch, tree.deaths, ctx.ledger_or_null(),
+                       *ctx.processes};
+  Orchestrator::Reply reply = await_kill(with, tree.race, start, deadline);
   if (!reply.waited_out) return reply;
   // Time the ledger held the reaper's calls is time it would not have spent: the deadline moves
   // by it.
