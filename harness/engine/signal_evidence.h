@@ -1,7 +1,8 @@
-// What a case's stages read of the signal ledger (signal_ledger.h): whether the reaper's side
-// reached a member before the kill, the members gone before it acted, and the records once the
-// kernel's signals are in. LedgerEvidence reads the real ledger; a unit test gives its own. Not
-// on the ledger's hot path: only the case's thread asks, between stages.
+// What a case's stages ask of the signal ledger (signal_ledger.h): whether the reaper's side
+// reached a member before the kill, the kernel's signals and forks so far read in, the leftovers'
+// calls let go once the return is noted, the members gone before it acted, and the records.
+// LedgerEvidence reads the real ledger; a unit test gives its own. Not on the ledger's hot path:
+// only the case's thread asks, between stages.
 #pragma once
 
 #include <sys/types.h>
@@ -27,6 +28,7 @@ class SignalEvidence {
   virtual std::vector<std::string> gone_before_the_reaper() const = 0;
   virtual bool sync_kernel(Clock::time_point deadline) = 0;
   virtual uint64_t kernel_lost() const = 0;
+  virtual void release_after_return() = 0;
   virtual std::vector<SignalRecord> records(Clock::time_point epoch) const = 0;
 };
 
@@ -40,6 +42,7 @@ class LedgerEvidence final : public SignalEvidence {
   }
   bool sync_kernel(Clock::time_point deadline) override { return ledger_.sync_kernel(deadline); }
   uint64_t kernel_lost() const override { return ledger_.kernel_lost(); }
+  void release_after_return() override { ledger_.release_after_return(); }
   std::vector<SignalRecord> records(Clock::time_point epoch) const override {
     return ledger_.records(epoch);
   }

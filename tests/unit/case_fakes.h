@@ -213,9 +213,14 @@ class FakeLedger final : public SignalEvidence {
     return synced;
   }
   uint64_t kernel_lost() const override { return lost; }
+  void release_after_return() override {
+    if (calls != nullptr) calls->push_back("ledger released");
+    if (on_release) on_release();
+  }
   std::vector<SignalRecord> records(Clock::time_point /*epoch*/) const override { return signals; }
 
-  Calls* calls = nullptr;  // where to note each sync, when given
+  Calls* calls = nullptr;            // where to note each sync and release, when given
+  std::function<void()> on_release;  // what the calls it held do once let go
   std::set<pid_t> reached;
   std::vector<std::string> gone_before;
   bool synced = true;

@@ -280,7 +280,8 @@ TEST_F(StagesWithFakes, AReapersLeftoverProcessIsReportedWithItsRecord) {
   EXPECT_GE(found.all_dead_ms, 0);
   // The kernel's forks so far are in the census before anything is read (a detached helper is
   // known by its birth); the bystanders are read last.
-  EXPECT_EQ(calls_, (Calls{"ledger synced", "bystanders settled", "bystanders read"}));
+  EXPECT_EQ(calls_,
+            (Calls{"ledger synced", "ledger released", "bystanders settled", "bystanders read"}));
   // Whether it may still act is read before the audit calls the tree's outcome certain.
   EXPECT_NE(std::find(processes_.asked().begin(), processes_.asked().end(), helper),
             processes_.asked().end());
@@ -301,6 +302,26 @@ TEST_F(StagesWithFakes, AMemberAliveAtDoneAndDeadLaterIsLateWithItsTime) {
   EXPECT_TRUE(found.survivors.empty());
   EXPECT_GE(found.all_dead_ms, found.late[0].died_after_ms);
   EXPECT_TRUE(placement_.ended.empty());
+}
+
+TEST_F(StagesWithFakes, ALeftoversKillHeldUntilTheReturnIsNotedMakesItsMemberLate) {
+  CaseContext& ctx = context(kTwo);
+  Tree tree = two_members();
+  FakeLedger& fake = ledger();
+  fake.calls = &calls_;
+  // A `kill ... &` the reaper never waited for: the ledger held its call, and lets it go once the
+  // members alive at the return are noted.
+  fake.on_release = [&] { processes_.exit(kWorker); };
+  const Kill kill = done(tree);
+  processes_.exit(kAgent);
+
+  const Findings found = audit_tree(ctx, tree, kill);
+  ASSERT_EQ(found.late.size(), 1U);
+  EXPECT_EQ(found.late[0].process.role, "worker");
+  EXPECT_GE(found.late[0].died_after_ms, 0);
+  EXPECT_TRUE(found.survivors.empty());
+  EXPECT_EQ(calls_,
+            (Calls{"ledger synced", "ledger released", "bystanders settled", "bystanders read"}));
 }
 
 TEST_F(StagesWithFakes, AMemberThatLivesOnSurvivesIsEndedAndNeverDiedLate) {

@@ -78,7 +78,7 @@ void watch_until_certain(CaseContext& ctx, Tree& tree, const Kill& kill, const L
     scope.outside.insert(helper);
   }
   for (const auto& [pid, fd] : left.held) scope.reaper_left_running.emplace_back(pid, fd.get());
-  if (SignalLedger* ledger = ctx.ledger_or_null()) {
+  if (SignalEvidence* ledger = ctx.signal_evidence.get()) {
     scope.learn_births = [ledger] { ledger->sync_kernel(Clock::now() + kLineageSync); };
   }
   AuditResult audited = audit(tree.members, tree.deaths, ctx.census, scope);
@@ -105,7 +105,7 @@ Findings audit_tree(CaseContext& ctx, Tree& tree, const Kill& kill) {
   out.reaper_left_running = std::move(left.records);
   std::vector<std::pair<ProcessRecord, int>> late;
   if (ctx.reported_done()) late = late_members(ctx, tree.members);
-  if (ctx.ledger) ctx.ledger->release_after_return();
+  if (ctx.signal_evidence) ctx.signal_evidence->release_after_return();
   if (ctx.reported_done()) {
     out.rebind_failures = rebind_ports(ctx.ports, kill.returned + ctx.options.settle);
   }
