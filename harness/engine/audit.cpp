@@ -43,7 +43,7 @@ struct Found {
 bool find_unannounced(const AuditScope& scope, const Census& census, std::set<pid_t>& known,
                       DeathWatch& watch, const Found& found) {
   std::vector<reaper::ProcInfo> fresh;
-  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+  const reaper::ProcTable table = scope.processes->table(reaper::Detail::stat);
   for (const auto& p : table.all()) {
     if (scope.outside.count(p.pid) != 0 || known.count(p.pid) != 0) continue;
     if (scope.sessions != nullptr && scope.sessions->count(p.sid) == 0) continue;
@@ -57,7 +57,7 @@ bool find_unannounced(const AuditScope& scope, const Census& census, std::set<pi
   for (const auto& p : fresh) {
     // A zombie is dead once its pidfd says so: a leader in state Z whose other threads still
     // run is alive.
-    auto fd = reaper::pidfd_open(p.pid);
+    auto fd = scope.processes->hold(p.pid);
     if (!fd || reaper::pidfd_exited(fd->get())) continue;
     known.insert(p.pid);
     if (census.born_of_reaper(p.pid)) {

@@ -287,6 +287,31 @@ TEST_F(StagesWithFakes, AReapersLeftoverProcessIsReportedWithItsRecord) {
             processes_.asked().end());
 }
 
+// Two processes in the tree's session that no one announced, their parents gone: the kernel's
+// fork events show one was forked by the reaper host (a helper that detached), the other by a
+// member (a daemon). Only the daemon is the tree's. (The helper is then reported as left running
+// by the reaper: the census names a process from the real /proc, which a fake pid is not in.)
+TEST_F(StagesWithFakes, AProcessBornOfTheReaperIsNoSurvivorOfTheTree) {
+  CaseContext& ctx = context(kTwo);
+  Tree tree = two_members();
+  ctx.census.set_reaper_host(kHost);
+  const pid_t helper = kFakePids + 30;
+  const pid_t daemon = kFakePids + 31;
+  processes_.add(helper, "sleep", 1, kAgent, {"sleep", "5"});
+  processes_.add(daemon, "perl", 1, kAgent, {"perl", "daemon.pl"});
+  ctx.census.note_birth(kHost, helper);
+  ctx.census.note_birth(kWorker, daemon);
+  ledger().calls = &calls_;
+  const Kill kill = done(tree);
+  processes_.exit(kAgent);
+  processes_.exit(kWorker);
+
+  const Findings found = audit_tree(ctx, tree, kill);
+  ASSERT_EQ(found.survivors.size(), 1U);
+  EXPECT_EQ(found.survivors[0].pid, daemon);
+  EXPECT_TRUE(ctx.census.born_of_reaper(helper));
+}
+
 TEST_F(StagesWithFakes, AMemberAliveAtDoneAndDeadLaterIsLateWithItsTime) {
   CaseContext& ctx = context(kTwo);
   Tree tree = two_members();
