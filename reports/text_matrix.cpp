@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "harness/model/cut.h"
 #include "harness/model/summary.h"
 #include "reports/cell_label.h"
 #include "reports/evidence.h"
@@ -189,6 +190,21 @@ std::string declared_by_reaper(const Summary& s) {
   return out.empty() ? out : "\n" + out;
 }
 
+// Why cells were skipped, one line per reason with the cells it took: a machine that cannot run a
+// case says so in a line, however many cases it skipped.
+std::string skips_by_reason(const Summary& s) {
+  std::map<std::string, std::vector<std::string>> by_reason;
+  for (const Cell& cell : s.cells) {
+    if (cell.verdict() != Verdict::skipped) continue;
+    by_reason[short_reason(*cell.runs.front())].push_back(cell.scenario + " × " + cell.reaper);
+  }
+  std::string out;
+  for (const auto& [reason, cells] : by_reason) {
+    out += fmt::format("  {}: {}\n", reason, first_items(cells, 60));
+  }
+  return out.empty() ? out : "\nSkipped:\n" + out;
+}
+
 }  // namespace
 
 std::string text_matrix(const RunResult& run, bool color) {
@@ -205,7 +221,7 @@ std::string text_report(const RunResult& run, bool color, TextDetail detail) {
   if (detail == TextDetail::explain) {
     return matrix + deviations(run, s, true) + declared_in_full(run, s);
   }
-  return matrix + deviations(run, s, false) + declared_by_reaper(s);
+  return matrix + deviations(run, s, false) + declared_by_reaper(s) + skips_by_reason(s);
 }
 
 }  // namespace reapcheck

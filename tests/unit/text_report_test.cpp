@@ -55,7 +55,8 @@ TEST(TextReport, ByDefaultTheMatrixTheDeviationsAndOneLinePerReaper) {
       << out;
   EXPECT_FALSE(has(out, "cgroup: ")) << out;  // nothing declared, nothing said
   EXPECT_FALSE(has(out, "b-scenario × pgroup")) << out;
-  EXPECT_FALSE(has(out, "race window")) << out;
+  // Why a cell was skipped, once per reason with the cells it took.
+  EXPECT_TRUE(has(out, "\nSkipped:\n  the race window did not open: d-scenario × pgroup\n")) << out;
 }
 
 TEST(TextReport, QuietIsTheDeviationsAndTheSummaryOnly) {
