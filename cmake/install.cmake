@@ -53,9 +53,14 @@ if(REAPCHECK_HARNESS)
   set(CPACK_REAPCHECK_PROGRAMS ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/reapcheck
     ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/reapcheck-bystander
     ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/reapcheck-c-member)
+  set(CPACK_REAPCHECK_INSTALLED_PROGRAMS ${CMAKE_INSTALL_BINDIR}/reapcheck
+    ${CMAKE_INSTALL_LIBEXECDIR}/reapcheck/reapcheck-bystander
+    ${CMAKE_INSTALL_LIBEXECDIR}/reapcheck/reapcheck-c-member)
 endif()
 set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_SOURCE_DIR}/cmake/deb_depends.cmake)
-set(CPACK_STRIP_FILES ON)  # the programs without their debug info (static libraries are never stripped)
+# The programs stripped, their debug info in reapcheck-dbgsym_VERSION_ARCH.deb beside the .deb
+# (static libraries are never stripped).
+set(CPACK_PRE_BUILD_SCRIPTS ${PROJECT_SOURCE_DIR}/cmake/deb_debuginfo.cmake)
 # What the harness runs, what the node scenarios and the presets' reapers need: from
 # packaging/debian-packages (cmake/debian_packages.cmake).
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "${REAPCHECK_DEB_DEPENDS}")

@@ -5,9 +5,11 @@
 #          with nothing of the checkout; a project built with find_package(reapcheck) kills a
 #          setsid() tree through reaper/reaper.h; a project that add_subdirectory()s reapcheck
 #          gets the library and none of reapcheck's tests.
-# deb:     `cpack -G DEB`: the package's dependencies resolve (apt-get --simulate), and its files,
-#          unpacked, run setsid-escape. With CI=true (or REAPCHECK_DPKG_INSTALL=1) it is also
-#          installed with dpkg, run from /usr/bin, and removed.
+# deb:     `cpack -G DEB`: the package's dependencies resolve (apt-get --simulate), its programs
+#          are stripped (reapcheck under 15 MB) with their debug info in reapcheck-dbgsym under
+#          their build ids, and its files, unpacked, run setsid-escape. With CI=true (or
+#          REAPCHECK_DPKG_INSTALL=1) it is also installed with dpkg, run from /usr/bin, and
+#          removed. (scripts/prove-deb installs it on a clean Debian 12 root: it needs the network.)
 set -uo pipefail
 build=$1
 src=$2
@@ -64,14 +66,28 @@ case "$what" in
     command -v cpack >/dev/null && command -v dpkg-deb >/dev/null ||
       { echo "skipped: cpack or dpkg-deb is absent"; exit 77; }
     quiet cpack --config "$build/CPackConfig.cmake" -G DEB -B "$work/pkg"
-    deb=$(ls "$work"/pkg/*.deb 2>/dev/null | head -1)
+    deb=$(ls "$work"/pkg/reapcheck_*.deb 2>/dev/null | head -1)
     [ -n "$deb" ]
     check "cpack -G DEB builds $(basename "${deb:-none}")" $?
+    dbgsym=$(ls "$work"/pkg/reapcheck-dbgsym_*.deb 2>/dev/null | head -1)
+    [ -n "$dbgsym" ] && dpkg-deb -x "$dbgsym" "$work/dbg"
+    check "and $(basename "${dbgsym:-no reapcheck-dbgsym package}") beside it" $?
     grep -q "Depends:.*perl" <<<"$(dpkg-deb -I "$deb")"
     check "the package depends on what the harness runs" $?
     quiet apt-get install --simulate "$deb"
     check "its dependencies resolve on this Debian (apt-get --simulate)" $?
     dpkg-deb -x "$deb" "$work/root"
+    size=$(stat -c %s "$work/root/usr/bin/reapcheck")
+    [ "$size" -lt $((15 * 1024 * 1024)) ]
+    check "the packaged reapcheck is under 15 MB ($size bytes)" $?
+    for program in "$work"/root/usr/bin/reapcheck "$work"/root/usr/libexec/reapcheck/*; do
+      sections=$(readelf -S "$program")
+      id=$(readelf -n "$program" | sed -n 's/.*Build ID: \([0-9a-f]*\)/\1/p')
+      ! grep -q '\.debug_info' <<<"$sections" && grep -q '\.gnu_debuglink' <<<"$sections" &&
+        [ -n "$id" ] && grep -q '\.debug_info' <<<"$(readelf -S \
+          "$work/dbg/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" 2>&1)"
+      check "$(basename "$program") is stripped, its debug info in reapcheck-dbgsym (build id ${id:-none})" $?
+    done
     run_installed "$work/root/usr/bin/reapcheck"
     check "its files run setsid-escape" $?
     if [ "${CI:-}" = true ] || [ -n "${REAPCHECK_DPKG_INSTALL:-}" ]; then
