@@ -72,14 +72,29 @@ held_by_dead() {
 # The sandbox dies with the run, a moment later: its end releases the locks, which is what the
 # next run looks at. flock(1) waits for exactly that.
 for d in "${scratch[@]}" "${areas[@]}"; do flock "$d" true; done
-for d in "${scratch[@]}" "${areas[@]}"; do
+for d in "${scratch[@]}"; do
   [ -d "$d" ] || fail "$d was gone before the next run: the test proves nothing"
 done
+# The cgroup areas, pids groups and tracing instances are the host's: any run on it may remove
+# a dead run's (the product at work, when another checkout's tests run beside this one). What
+# another run removed first is not this test's to judge; the scratch directories, in this
+# test's own TMPDIR, always are.
+raced=()
+kept_areas=()
+for d in "${areas[@]}"; do
+  if [ -d "$d" ]; then kept_areas+=("$d"); else raced+=("$d"); fi
+done
+areas=("${kept_areas[@]}")
+traced_there() { "$bin" clean --list --run "$dead" | grep -q "tracefs:instances/$traced\$"; }
+if [ -n "$traced" ] && ! traced_there; then
+  raced+=("tracefs:instances/$traced")
+  traced=
+fi
 # Dead now, and listed as such, every one of them.
 held_by_dead
 listed=$(cat "$work/listed")
-[ "$(grep -c . <<<"$listed")" -eq "${#held[@]}" ] ||
-  fail "run $dead held ${#held[@]} item(s), clean --list now lists: $listed"
+[ "$(grep -c . <<<"$listed")" -eq $((${#held[@]} - ${#raced[@]})) ] ||
+  fail "run $dead held ${#held[@]} item(s) (${#raced[@]} removed by another run), clean --list now lists: $listed"
 alive=$(awk '$3 != "dead"' <<<"$listed")
 [ -z "$alive" ] || fail "run $dead is dead, but clean --list says: $alive"
 
@@ -95,6 +110,8 @@ for f in junit.xml matrix.txt matrix.html; do
   [ -s "$work/killed/$f" ] || fail "report --recover did not write $f"
 done
 
+traced_before=false
+[ -n "$traced" ] && traced_there && traced_before=true
 TMPDIR=$work/tmp "$bin" run -q -j 1 --scenario plain-child --reaper subreaper \
   --json "$work/next.json" >"$work/next.out" 2>"$work/next.err"
 status=$?
@@ -105,9 +122,9 @@ done
 held_by_dead
 left=$(cat "$work/listed")
 [ -z "$left" ] || fail "the next run left what run $dead held in place: $left"
-if [ -n "$traced" ]; then
-  grep -q "1 tracing instance" "$work/next.err" ||
-    fail "the next run did not say it removed the tracing instance: $(cat "$work/next.err")"
+# Said, when it was still there as the next run began (another run may take it in between).
+if $traced_before && ! grep -q "1 tracing instance" "$work/next.err" && [ ${#raced[@]} -eq 0 ]; then
+  fail "the next run did not say it removed the tracing instance: $(cat "$work/next.err")"
 fi
 want="removed what earlier runs left and no run holds: ${#scratch[@]} scratch director"
 grep -q "$want" "$work/next.err" || fail "the next run did not say what it removed: $(cat "$work/next.err")"
@@ -121,5 +138,6 @@ flock "$work/tmp/reapcheck-12-abcdef" sh -c "TMPDIR=$work/tmp '$bin' run -q -j 1
 [ -d "$work/tmp/reapcheck-notes" ] || fail "a user's reapcheck-notes directory was removed"
 [ -d "$work/tmp/reapcheck-12-abcdef" ] || fail "a held directory was removed"
 
+[ ${#raced[@]} -eq 0 ] || echo "note: another run on this host removed first: ${raced[*]}"
 echo "crash: ${#scratch[@]} scratch director(ies) and ${#areas[@]} cgroup area(s) or pids group(s) of a SIGKILLed run; $failures failure(s)"
 [ "$failures" -eq 0 ]
