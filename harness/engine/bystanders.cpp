@@ -17,6 +17,7 @@
 #include <map>
 #include <sstream>
 
+#include "harness/engine/processes.h"
 #include "harness/engine/readiness.h"
 #include "harness/sandbox/init_reaping.h"
 #include "harness/sandbox/pid_placement.h"
@@ -172,7 +173,7 @@ void Bystanders::read_announcement(const std::string& awaited, Clock::time_point
                              " built?)");
   }
   if (auto a = parse_announcement(got.line)) {
-    announced_[translate_announced_pid(a->pid, got.sender)] = a->role;
+    announced_[translate_announced_pid(kernel_processes(), a->pid, got.sender)] = a->role;
   }
 }
 

@@ -14,7 +14,6 @@
 #include "harness/model/text.h"
 #include "reaper/os/backoff.h"
 #include "reaper/os/pidfd.h"
-#include "reaper/os/read_file.h"
 
 namespace reapcheck {
 namespace {
@@ -171,17 +170,15 @@ std::string read_tail(const std::filesystem::path& file, size_t bytes) {
   return from > 0 ? "…" + out : out;
 }
 
-std::vector<std::string> tree_state(const std::vector<const reaper::ProcInfo*>& tree) {
+std::vector<std::string> tree_state(const std::vector<const reaper::ProcInfo*>& tree,
+                                    std::string last_pid) {
   std::vector<std::string> out;
   out.reserve(tree.size() + 1);
   for (const reaper::ProcInfo* p : tree) {
     out.push_back(
         fmt::format("{} {} {} {}", p->pid, p->start_time, p->comm, fmt::join(p->argv, " ")));
   }
-  // The last field of /proc/loadavg: the last pid this PID namespace allocated.
-  const std::string load = reaper::read_file("/proc/loadavg");
-  const auto space = load.find_last_of(' ');
-  out.push_back(space == std::string::npos ? load : load.substr(space + 1));
+  out.push_back(std::move(last_pid));
   return out;
 }
 
@@ -220,14 +217,15 @@ std::string await_ready(const ReadyWatch& w) {
 
 namespace reapcheck {
 
-std::variant<ObservedTree, std::string> observe_when_ready(const TreeBounds& bounds,
+std::variant<ObservedTree, std::string> observe_when_ready(const Processes& processes,
+                                                           const TreeBounds& bounds,
                                                            ReadyWatch watch, Census& census) {
   reaper::ProcTable table;
   auto scan = [&] {
-    table = reaper::ProcTable::read("/proc", reaper::Detail::full);
+    table = processes.table(reaper::Detail::full);
     return observed_tree(table, bounds);
   };
-  watch.tree_state = [&] { return tree_state(scan()); };
+  watch.tree_state = [&] { return tree_state(scan(), processes.last_pid()); };
   if (std::string why = await_ready(watch); !why.empty()) {
     std::vector<std::string> seen;
     for (const reaper::ProcInfo* p : scan()) {
@@ -241,7 +239,7 @@ std::variant<ObservedTree, std::string> observe_when_ready(const TreeBounds& bou
   for (const reaper::ProcInfo* p : scan()) {
     // The agent by the pidfd held since its spawn: its pid cannot have been recycled.
     auto fd = p->pid == bounds.agent ? std::optional(reaper::dup_fd(watch.agent_pidfd))
-                                     : reaper::pidfd_open(p->pid);
+                                     : processes.hold(p->pid);
     // Gone since the look, or a zombie its parent has not reaped: dead, no member to kill.
     if (!fd || reaper::pidfd_exited(fd->get())) continue;
     const std::string role = p->pid == bounds.agent ? "agent" : role_of(*p);
@@ -249,7 +247,7 @@ std::variant<ObservedTree, std::string> observe_when_ready(const TreeBounds& bou
     tree.members.push_back(Member{p->pid, role, std::move(*fd)});
     pids.push_back(p->pid);
   }
-  for (const auto& [port, holder] : ports_held_by(pids)) {
+  for (const auto& [port, holder] : processes.ports_held_by(pids)) {
     const pid_t h = holder;
     const auto m = std::find_if(tree.members.begin(), tree.members.end(),
                                 [&](const Member& x) { return x.pid == h; });

@@ -16,6 +16,7 @@
 
 #include "harness/engine/audit.h"
 #include "harness/engine/census.h"
+#include "harness/engine/processes.h"
 #include "harness/model/scenario.h"
 #include "reaper/os/proc_table.h"
 
@@ -75,14 +76,17 @@ struct ObservedTree {
   std::vector<std::pair<int, std::string>> ports;
 };
 
-// Waits for the tree inside `bounds` to be ready as `watch` says (its `tree_state` is filled in
-// here), then takes it: an ObservedTree, or why it never became ready, with the processes seen
-// then. A zombie is no member: it is dead already.
-std::variant<ObservedTree, std::string> observe_when_ready(const TreeBounds& bounds,
+// Waits for the tree inside `bounds`, among `processes`, to be ready as `watch` says (its
+// `tree_state` is filled in here), then takes it: an ObservedTree, or why it never became ready,
+// with the processes seen then. A zombie is no member: it is dead already.
+std::variant<ObservedTree, std::string> observe_when_ready(const Processes& processes,
+                                                           const TreeBounds& bounds,
                                                            ReadyWatch watch, Census& census);
 
 // The state `ReadyWatch::tree_state` compares: one line per process (pid, start time, argv) and
-// the namespace's last allocated pid, which a fork moves even when its child is already gone.
-std::vector<std::string> tree_state(const std::vector<const reaper::ProcInfo*>& tree);
+// the namespace's last allocated pid (Processes::last_pid()), which a fork moves even when its
+// child is already gone.
+std::vector<std::string> tree_state(const std::vector<const reaper::ProcInfo*>& tree,
+                                    std::string last_pid);
 
 }  // namespace reapcheck

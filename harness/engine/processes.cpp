@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include "harness/engine/ports.h"
 #include "reaper/os/pidfd.h"
+#include "reaper/os/read_file.h"
 
 namespace reapcheck {
 namespace {
@@ -27,6 +29,14 @@ class KernelProcesses final : public Processes {
   }
   std::string status_field(pid_t pid, std::string_view field) const override {
     return reaper::status_field(pid, field);
+  }
+  std::string last_pid() const override {
+    const std::string load = reaper::read_file("/proc/loadavg");
+    const auto space = load.find_last_of(' ');
+    return space == std::string::npos ? load : load.substr(space + 1);
+  }
+  std::vector<std::pair<int, pid_t>> ports_held_by(const std::vector<pid_t>& pids) const override {
+    return reapcheck::ports_held_by(pids);
   }
 };
 

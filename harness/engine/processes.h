@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "harness/engine/activity.h"
 #include "harness/engine/census.h"
@@ -43,6 +45,12 @@ class Processes {
   virtual bool reaped(int pidfd) const = 0;
   // One field of /proc/<pid>/status ("SigCgt"); empty when it or the process is absent.
   virtual std::string status_field(pid_t pid, std::string_view field) const = 0;
+  // The last pid the PID namespace allocated (the last field of /proc/loadavg): a fork moves it
+  // even when its child is already gone.
+  virtual std::string last_pid() const = 0;
+  // The TCP ports any of `pids` listens on, each with the one that holds it (ports.h).
+  virtual std::vector<std::pair<int, pid_t>> ports_held_by(
+      const std::vector<pid_t>& pids) const = 0;
 };
 
 // The kernel's: /proc and pidfds.

@@ -18,8 +18,8 @@ namespace reapcheck {
 namespace {
 
 // The last NSpid entry: the pid in the process's own, innermost, namespace.
-pid_t innermost_pid(pid_t pid) {
-  std::istringstream in(reaper::status_field(pid, "NSpid"));
+pid_t innermost_pid(const Processes& processes, pid_t pid) {
+  std::istringstream in(processes.status_field(pid, "NSpid"));
   pid_t p = 0, last = 0;
   while (in >> p) last = p;
   return last;
@@ -122,16 +122,16 @@ ReadinessChannel::Message ReadinessChannel::next(std::chrono::steady_clock::time
   }
 }
 
-pid_t translate_announced_pid(pid_t announced, pid_t sender) {
+pid_t translate_announced_pid(const Processes& processes, pid_t announced, pid_t sender) {
   if (sender <= 0) return 0;
-  if (innermost_pid(sender) == announced) return sender;
-  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+  if (innermost_pid(processes, sender) == announced) return sender;
+  const reaper::ProcTable table = processes.table(reaper::Detail::stat);
   if (const auto* self = table.find(sender);
-      self != nullptr && self->ppid > 0 && innermost_pid(self->ppid) == announced) {
+      self != nullptr && self->ppid > 0 && innermost_pid(processes, self->ppid) == announced) {
     return self->ppid;
   }
   for (const auto& p : table.all()) {
-    if (p.ppid == sender && innermost_pid(p.pid) == announced) return p.pid;
+    if (p.ppid == sender && innermost_pid(processes, p.pid) == announced) return p.pid;
   }
   return 0;
 }

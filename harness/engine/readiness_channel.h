@@ -10,12 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "harness/support/line_reader.h"
+#include "harness/engine/announcements.h"
+#include "harness/engine/processes.h"
 #include "reaper/os/unique_fd.h"
 
 namespace reapcheck {
 
-class ReadinessChannel {
+class ReadinessChannel final : public Announcements {
  public:
   // With a `socket_path`, members may also connect to a Unix stream socket there and write their
   // line: a path survives what an inherited fd does not (npm closes the fds it does not know).
@@ -25,12 +26,7 @@ class ReadinessChannel {
   const std::string& socket_path() const { return socket_path_; }
   void close_writer() { writer_.reset(); }  // then EOF means the whole tree is gone
 
-  struct Message {
-    LineReader::Status status;
-    std::string line;
-    pid_t sender = 0;  // in the runner's PID namespace
-  };
-  Message next(std::chrono::steady_clock::time_point deadline);
+  Message next(std::chrono::steady_clock::time_point deadline) override;
 
  private:
   bool next_from_connection(Message& m);
@@ -49,8 +45,8 @@ class ReadinessChannel {
 
 // The pid, in this namespace, of the process a member called `announced` in its own: the
 // sender itself, its parent (a member held in vfork(), announced by its child), or the sender's
-// child (a member that exec'd, announced by its parent) with that namespace-local pid. 0 when
-// none matches.
-pid_t translate_announced_pid(pid_t announced, pid_t sender);
+// child (a member that exec'd, announced by its parent) with that namespace-local pid, as
+// `processes` show them. 0 when none matches.
+pid_t translate_announced_pid(const Processes& processes, pid_t announced, pid_t sender);
 
 }  // namespace reapcheck

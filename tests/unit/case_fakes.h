@@ -9,6 +9,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
@@ -16,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/engine/announcements.h"
 #include "harness/engine/bystander_watch.h"
 #include "harness/engine/orchestrator.h"
 #include "harness/engine/placement.h"
@@ -52,6 +55,9 @@ class FakeProcesses final : public Processes {
     bool dying = false;              // exiting: lives_on() says no until it has
     bool dies_when_watched = false;  // exits as the audit first asks where it is
     Activity activity = Activity::settled;
+    // Its pids from the outermost PID namespace in, as /proc/<pid>/status's NSpid gives them;
+    // empty: in the case's namespace only.
+    std::string nspid;
   };
 
   // A running process; returns a pidfd on it.
@@ -113,13 +119,29 @@ class FakeProcesses final : public Processes {
     return !reaper::pidfd_exited(pidfd);
   }
   bool reaped(int pidfd) const override { return reaper::pidfd_exited(pidfd); }
-  std::string status_field(pid_t /*pid*/, std::string_view /*field*/) const override { return {}; }
+  std::string status_field(pid_t pid, std::string_view field) const override {
+    const auto it = procs_.find(pid);
+    if (field != "NSpid" || it == procs_.end() || it->second.exited) return {};
+    return it->second.nspid.empty() ? std::to_string(pid) : it->second.nspid;
+  }
+  // The last pid given out: the highest one ever added.
+  std::string last_pid() const override {
+    return procs_.empty() ? "0" : std::to_string(procs_.rbegin()->first);
+  }
+  std::vector<std::pair<int, pid_t>> ports_held_by(const std::vector<pid_t>& pids) const override {
+    std::vector<std::pair<int, pid_t>> out;
+    for (const auto& [port, holder] : listening) {
+      if (std::find(pids.begin(), pids.end(), holder) != pids.end()) out.emplace_back(port, holder);
+    }
+    return out;
+  }
 
   const std::vector<pid_t>& asked() const { return asked_; }
   const std::vector<std::pair<int, int>>& signals() const { return signals_; }
 
   // Each look at the table finds one more process, running: a tree that never goes quiet.
   bool keeps_forking = false;
+  std::map<int, pid_t> listening;  // port → the process listening on it
 
  private:
   void fork_one() const {
@@ -226,6 +248,24 @@ class FakeLedger final : public SignalEvidence {
   bool synced = true;
   uint64_t lost = 0;
   std::vector<SignalRecord> signals;
+};
+
+// The readiness channel: the lines queued, each with its sender, then `end` (EOF: the tree's
+// every writer gone; or a timeout).
+class FakeAnnouncements final : public Announcements {
+ public:
+  void announce(pid_t sender, const std::string& line) {
+    lines.push_back({LineReader::Status::line, line, sender});
+  }
+  Message next(std::chrono::steady_clock::time_point /*deadline*/) override {
+    if (lines.empty()) return {end, {}, 0};
+    Message m = std::move(lines.front());
+    lines.pop_front();
+    return m;
+  }
+
+  std::deque<Message> lines;
+  LineReader::Status end = LineReader::Status::eof;
 };
 
 // On this machine, as far as the audit is concerned: only the tree's sessions are the tree, so

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "harness/catalog/catalog.h"
+#include "harness/engine/announcements.h"
 #include "harness/engine/bystander_watch.h"
 #include "harness/engine/bystanders.h"
 #include "harness/engine/case.h"
@@ -95,6 +96,7 @@ struct CaseContext {
   const Processes* processes = &kernel_processes();
   Orchestrator* orchestrator = nullptr;             // the reaper host
   BystanderWatch* bystander_watch = nullptr;        // the bystanders
+  Announcements* announcements = nullptr;           // the readiness channel
   std::unique_ptr<SignalEvidence> signal_evidence;  // the ledger's; none without a ledger
 };
 

@@ -31,7 +31,7 @@ Look look(const Processes& processes) {
     others.push_back(&p);
     if (p.state == 'R') out.running.push_back(fmt::format("{} (pid {})", role_of(p), p.pid));
   }
-  out.state = tree_state(others);
+  out.state = tree_state(others, processes.last_pid());
   return out;
 }
 

@@ -164,6 +164,7 @@ void start_bystanders(CaseContext& ctx) {
   // (kill(0), kill(-1)) must show up as hitting someone else.
   ctx.bystanders->begin("reaper-group", {}, {}, false);
   ctx.ready.emplace((sockets / "ready.sock").string());
+  ctx.announcements = &*ctx.ready;
 }
 
 Spawned spawn_agent(CaseContext& ctx) {

@@ -61,7 +61,7 @@ std::vector<Member> observe_members(CaseContext& ctx, pid_t spawned) {
   // Registered at once: what it starts before it is ready is the tree's to the ledger.
   ctx.census.add_member(agent, "agent", agent_fd->get());
   auto tree = observe_when_ready(
-      bounds_of(ctx, agent, spawned),
+      *ctx.processes, bounds_of(ctx, agent, spawned),
       ReadyWatch{ctx.scenario.agent->ready, agent_fd->get(), ctx.log, {}, ctx.setup_deadline},
       ctx.census);
   if (auto* why = std::get_if<std::string>(&tree)) setup_failed(*why + ctx.log_tail());
@@ -82,12 +82,12 @@ std::vector<Member> observe_members(CaseContext& ctx, pid_t spawned) {
 
 // One announced member, held by a pidfd from now on; none for the inside reaper, which is the
 // reaper's own.
-std::optional<Member> take_announcement(CaseContext& ctx, const ReadinessChannel::Message& got) {
+std::optional<Member> take_announcement(CaseContext& ctx, const Announcements::Message& got) {
   auto a = parse_announcement(got.line);
   if (!a) setup_failed("malformed readiness line from the fixture: '" + printable(got.line) + "'");
   const bool transient = ctx.is_transient(a->role);
   // The pid the member wrote is its own namespace's; the kernel told us who sent it.
-  const pid_t ours = translate_announced_pid(a->pid, got.sender);
+  const pid_t ours = translate_announced_pid(*ctx.processes, a->pid, got.sender);
   if (ours == 0 && !transient) {
     setup_failed(fmt::format("cannot find member {} (pid {} in its namespace, announced by pid {})",
                              a->role, a->pid, got.sender));
@@ -113,7 +113,7 @@ std::vector<Member> collect_members(CaseContext& ctx) {
   const auto expected = static_cast<size_t>(ctx.scenario.member_count());
   const bool inside = ctx.scenario.setup.request == CaseSetup::Request::from_agent;
   while (members.size() < expected || (inside && !ctx.inside.adopted())) {
-    auto got = ctx.ready->next(ctx.setup_deadline);
+    auto got = ctx.announcements->next(ctx.setup_deadline);
     if (got.status != LineReader::Status::line)
       announcements_ended(ctx, members.size(), got.status);
     if (auto m = take_announcement(ctx, got)) members.push_back(std::move(*m));
