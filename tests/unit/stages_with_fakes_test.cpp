@@ -1,6 +1,8 @@
-// The case stages that talk to the kernel and the running parts — kill, audit, evidence, the
-// tree's final states and quiet — run over a CaseContext whose processes, reaper host,
-// bystanders, ledger and placement are the test's fakes (case_fakes.h): no process is started.
+// The case stages that talk to the kernel and the running parts — the tree, kill, audit,
+// evidence, the tree's final states and quiet — run over a CaseContext whose processes, readiness
+// channel, reaper host, bystanders, ledger and placement are the test's fakes (case_fakes.h): no
+// process is started.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -47,6 +49,7 @@ class StagesWithFakes : public testing::TempDirTest {
     ctx_->processes = &processes_;
     ctx_->orchestrator = &host_;
     ctx_->bystander_watch = &bystanders_;
+    ctx_->announcements = &announcements_;
     ctx_->setup_deadline = Clock::now() + setup;
     return *ctx_;
   }
@@ -91,6 +94,7 @@ class StagesWithFakes : public testing::TempDirTest {
   testing::FakeProcesses processes_;
   testing::FakeOrchestrator host_{processes_, calls_, kHost};
   testing::FakeBystanders bystanders_{calls_};
+  testing::FakeAnnouncements announcements_;
   testing::FakePlacement placement_;
   ReaperChoice reaper_;
   CaseOptions options_;
@@ -108,6 +112,161 @@ void expect_setup_failed(Stage stage, const std::string& reason) {
     EXPECT_EQ(b.blocker.kind, Blocker::Kind::setup_failed);
     EXPECT_EQ(b.blocker.reason, reason);
   }
+}
+
+// --- build_tree ----------------------------------------------------------------------------
+
+// What the reaper host spawned, just now.
+Spawned spawned(pid_t pid) {
+  return Spawned{pid, Clock::now(), {}};
+}
+
+TEST_F(StagesWithFakes, MembersAnnouncedInOrderBecomeTheTreeWithTheirRecords) {
+  CaseContext& ctx = context(kTwo);
+  processes_.add(kAgent, "perl", kHost, kAgent, {"perl", "tree.pl"});
+  processes_.add(kWorker, "perl", kAgent, kAgent, {"perl", "worker.pl"});
+  announcements_.announce(kAgent, "ready 5000001 agent");
+  announcements_.announce(kWorker, "ready 5000002 worker");
+
+  const Tree tree = build_tree(ctx, spawned(kAgent));
+  EXPECT_EQ(tree.spawned, kAgent);
+  ASSERT_EQ(tree.members.size(), 2U);
+  EXPECT_EQ(tree.members[0].pid, kAgent);
+  EXPECT_EQ(tree.members[0].role, "agent");
+  EXPECT_EQ(tree.members[1].pid, kWorker);
+  EXPECT_EQ(tree.members[1].role, "worker");
+  ASSERT_EQ(tree.records.size(), 2U);
+  EXPECT_EQ(tree.records[1].pid, kWorker);
+  EXPECT_EQ(tree.records[1].ppid, kAgent);
+  EXPECT_EQ(tree.records[1].sid, kAgent);
+  EXPECT_EQ(tree.records[1].role, "worker");
+  EXPECT_EQ(tree.records[1].argv, (std::vector<std::string>{"perl", "worker.pl"}));
+  EXPECT_FALSE(tree.race);
+  EXPECT_GE(tree.ready_ms, 0);
+  EXPECT_EQ(calls_, Calls{"bystanders begun"});
+  const auto worker = ctx.census.who_or_was(kWorker);
+  ASSERT_TRUE(worker);
+  EXPECT_EQ(worker->kind, Party::Kind::member);
+  EXPECT_EQ(worker->role, "worker");
+}
+
+// In a PID namespace of its own a member writes its pid there; the kernel names the sender: the
+// member itself, or the parent of a member that exec'd.
+TEST_F(StagesWithFakes, AMemberAnnouncedInItsOwnNamespaceIsFoundByItsSender) {
+  CaseContext& ctx = context(kTwo);
+  processes_.add(kAgent, "perl", kHost, kAgent);
+  processes_.add(kWorker, "sleep", kAgent, kAgent);
+  processes_.at(kAgent).nspid = "5000001 1";
+  processes_.at(kWorker).nspid = "5000002 2";
+  announcements_.announce(kAgent, "ready 1 agent");
+  announcements_.announce(kAgent, "ready 2 worker");  // the worker exec'd sleep
+
+  const Tree tree = build_tree(ctx, spawned(kAgent));
+  ASSERT_EQ(tree.members.size(), 2U);
+  EXPECT_EQ(tree.members[0].pid, kAgent);
+  EXPECT_EQ(tree.members[1].pid, kWorker);
+  EXPECT_EQ(tree.members[1].role, "worker");
+}
+
+TEST_F(StagesWithFakes, AnAnnouncementFromAPidThatIsGoneIsASetupFailureNamingTheRole) {
+  CaseContext& ctx = context(kTwo);
+  processes_.add(kAgent, "perl", kHost, kAgent);
+  processes_.add(kWorker, "perl", kAgent, kAgent);
+  announcements_.announce(kAgent, "ready 5000001 agent");
+  announcements_.announce(kWorker, "ready 5000002 worker");
+  processes_.exit(kWorker);
+  expect_setup_failed([&] { build_tree(ctx, spawned(kAgent)); },
+                      "cannot find member worker (pid 5000002 in its namespace, announced by pid "
+                      "5000002)");
+  EXPECT_EQ(calls_, Calls{}) << "nothing waits on a tree that never was whole";
+}
+
+TEST_F(StagesWithFakes, AFixtureThatStopsAnnouncingOrMisspeaksIsASetupFailure) {
+  CaseContext& ctx = context(kTwo);
+  processes_.add(kAgent, "perl", kHost, kAgent);
+  announcements_.announce(kAgent, "ready 5000001 agent");
+  expect_setup_failed([&] { build_tree(ctx, spawned(kAgent)); },
+                      "the fixture announced 1 of 2 members before its tree exited");
+  announcements_.end = LineReader::Status::timeout;
+  expect_setup_failed([&] { build_tree(ctx, spawned(kAgent)); },
+                      fmt::format("the fixture announced 0 of 2 members before going {} ms "
+                                  "without announcing another",
+                                  options_.ready.count()));
+  announcements_.announce(kAgent, "hello\x01");
+  expect_setup_failed([&] { build_tree(ctx, spawned(kAgent)); },
+                      "malformed readiness line from the fixture: 'hello\\x01'");
+}
+
+// An observed agent's tree, around it: its worker; a daemon it double-forked, orphaned to init
+// in the agent's session; a bystander below the reaper host, and the bystander's child; a
+// keeper the reaper started beside the agent.
+class ObservedTreeWithFakes : public StagesWithFakes {
+ protected:
+  static constexpr pid_t kDaemon = kFakePids + 5;
+  static constexpr pid_t kBystander = kFakePids + 20;
+  static constexpr pid_t kBystanderChild = kFakePids + 21;
+  static constexpr pid_t kKeeper = kFakePids + 30;
+
+  // The agent as the child of `parent`, and the processes around it.
+  void populate(pid_t parent) {
+    processes_.add(kAgent, "npm", parent, kAgent, {"npm", "run", "dev"});
+    processes_.add(kWorker, "node", kAgent, kAgent, {"node", "vite.js", "--port", "5173"});
+    processes_.add(kDaemon, "node", 1, kAgent, {"node", "daemon.js"});
+    processes_.add(kBystander, "sleep", kHost, kBystander);
+    processes_.add(kBystanderChild, "sleep", kBystander, kBystander);
+    processes_.add(kKeeper, "keeper", kHost, kKeeper);
+    bystanders_.pids = {kBystander};
+    processes_.listening = {{5173, kWorker}, {6000, kBystanderChild}};
+  }
+  static std::vector<std::pair<pid_t, std::string>> members_of(const Tree& tree) {
+    std::vector<std::pair<pid_t, std::string>> out;
+    for (const Member& m : tree.members) out.emplace_back(m.pid, m.role);
+    return out;
+  }
+};
+
+TEST_F(ObservedTreeWithFakes, AnAgentsDescendantsAndOrphansAreTheTreeAndABystandersAreNot) {
+  CaseContext& ctx = observed();
+  populate(kHost);
+  const Tree tree = build_tree(ctx, spawned(kAgent));
+  EXPECT_EQ(members_of(tree),
+            (std::vector<std::pair<pid_t, std::string>>{
+                {kAgent, "agent"}, {kWorker, "node vite.js"}, {kDaemon, "node daemon.js"}}));
+  ASSERT_EQ(tree.records.size(), 3U);
+  EXPECT_EQ(tree.records[2].ppid, 1);
+  EXPECT_EQ(ctx.ports, (std::vector<std::pair<int, std::string>>{{5173, "node vite.js"}}));
+  EXPECT_EQ(calls_, Calls{"bystanders begun"});
+  const auto daemon = ctx.census.who_or_was(kDaemon);
+  ASSERT_TRUE(daemon);
+  EXPECT_EQ(daemon->kind, Party::Kind::member);
+}
+
+TEST_F(ObservedTreeWithFakes, AnAgentGoneBeforeItIsHeldWasNeverReady) {
+  CaseContext& ctx = observed();
+  populate(kHost);
+  processes_.exit(kAgent);
+  expect_setup_failed(
+      [&] { build_tree(ctx, spawned(kAgent)); },
+      "the command was not ready: the agent (pid 5000001) exited before it was ready");
+}
+
+// Under supervise: the reaper host spawned the supervisor, and the agent is its child: the
+// supervisor is the reaper's, no member.
+TEST_F(ObservedTreeWithFakes, ASupervisorIsTheReapersAndItsChildIsTheAgent) {
+  CaseContext& ctx = observed();
+  reaper_.supervises = true;
+  const pid_t supervisor = kFakePids + 50;
+  processes_.add(supervisor, "tini", kHost, kHost, {"/usr/bin/tini", "--", "npm", "run", "dev"});
+  populate(supervisor);
+  const Tree tree = build_tree(ctx, spawned(supervisor));
+  EXPECT_EQ(tree.spawned, supervisor);
+  EXPECT_EQ(members_of(tree),
+            (std::vector<std::pair<pid_t, std::string>>{
+                {kAgent, "agent"}, {kWorker, "node vite.js"}, {kDaemon, "node daemon.js"}}));
+  const auto registered = ctx.census.who_or_was(supervisor);
+  ASSERT_TRUE(registered);
+  EXPECT_EQ(registered->kind, Party::Kind::reaper);
+  EXPECT_EQ(registered->role, "/usr/bin/tini");
 }
 
 // --- kill_tree -----------------------------------------------------------------------------
