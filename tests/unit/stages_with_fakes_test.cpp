@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -248,6 +249,19 @@ TEST_F(ObservedTreeWithFakes, AnAgentGoneBeforeItIsHeldWasNeverReady) {
   expect_setup_failed(
       [&] { build_tree(ctx, spawned(kAgent)); },
       "the command was not ready: the agent (pid 5000001) exited before it was ready");
+}
+
+TEST_F(ObservedTreeWithFakes, AnAgentWhoseReadyLineNeverCameIsASetupFailureWithWhatRan) {
+  CaseContext& ctx =
+      context(command_scenario({"npm", "run", "dev"}, dir_, AgentReady{0, "ready in [0-9]+ ms", 0}),
+              std::chrono::milliseconds(30));
+  populate(kHost);
+  std::ofstream(ctx.log) << "vite starting\n";
+  expect_setup_failed(
+      [&] { build_tree(ctx, spawned(kAgent)); },
+      "the command was not ready: it was still waiting for a line of its output to match "
+      "'ready in [0-9]+ ms'; its processes then: npm (pid 5000001, S), node vite.js (pid "
+      "5000002, S), node daemon.js (pid 5000005, S) — the end of its output: vite starting");
 }
 
 // Under supervise: the reaper host spawned the supervisor, and the agent is its child: the
