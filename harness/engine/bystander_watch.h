@@ -1,4 +1,5 @@
-// What a case's stages ask of the bystanders (bystanders.h) once they are in place: that every
+// What a case's stages ask of the bystanders (bystanders.h) once they are in place: what the
+// sibling agent is spawned with, and once spawned its members adopted as bystanders; that every
 // one begun is ready, what they are (the tree ends at them), a note of their attributes before
 // the kill, and after it, once what was sent has taken effect, every harm done to them; and a
 // decoy for the PID-reuse race. Bystanders is the real one; a unit test gives its own.
@@ -20,6 +21,13 @@ class BystanderWatch {
   using Clock = std::chrono::steady_clock;
 
   virtual ~BystanderWatch() = default;
+
+  // The environment a process started as a bystander gets, and the fd it announces itself on.
+  virtual std::vector<std::string> env() const = 0;
+  virtual int ready_fd() const = 0;
+  // Waits, until `deadline`, for a bystander spawned elsewhere (the sibling agent's tree) to
+  // announce itself as `role`, and watches it from then on.
+  virtual void adopt(const std::string& role, Clock::time_point deadline) = 0;
 
   // Waits, until `deadline`, until every bystander begun is ready.
   virtual void await_begun(Clock::time_point deadline) = 0;

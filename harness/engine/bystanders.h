@@ -34,8 +34,8 @@ class Bystanders final : public BystanderWatch {
 
   // What a bystander started elsewhere (the sibling agent's tree, which the reaper host spawns)
   // needs: its environment and the readiness fd it must inherit.
-  std::vector<std::string> env() const;
-  int ready_fd() const { return ready_.writer(); }
+  std::vector<std::string> env() const override;
+  int ready_fd() const override { return ready_.writer(); }
 
   // Starts a bystander as the caller's child and waits until it is ready.
   void start(const std::string& role, const std::vector<std::string>& extra_args,
@@ -53,7 +53,7 @@ class Bystanders final : public BystanderWatch {
 
   // Registers the bystander that announces itself as `role`, started by the reaper host —
   // perhaps under a supervisor, so not necessarily the process the host spawned.
-  void adopt(const std::string& role, Clock::time_point deadline);
+  void adopt(const std::string& role, Clock::time_point deadline) override;
 
   // The role of the bystander at `pid`, or empty.
   std::string role_of(pid_t pid) const;

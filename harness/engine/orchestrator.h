@@ -1,14 +1,17 @@
 // What a case's stages ask of the orchestrator — the reaper host (reaper_host.h), which holds the
-// reaper under test and spawned the agent — once the tree is up: who it is (the tree ends above
-// it), the kill and its reply, and a force-quit of the whole app. ReaperHost is the real one; a
-// unit test gives its own.
+// reaper under test and spawns the agent: at set-up, the signal ledger's listener and the spawn's
+// reply; once the tree is up, who it is (the tree ends above it), the kill and its reply, and a
+// force-quit of the whole app. ReaperHost is the real one; a unit test gives its own.
 #pragma once
 
 #include <sys/types.h>
 
 #include <chrono>
 #include <string>
+#include <variant>
 #include <vector>
+
+#include "reaper/os/unique_fd.h"
 
 namespace reapcheck {
 
@@ -31,6 +34,11 @@ class Orchestrator {
   virtual ~Orchestrator() = default;
 
   virtual pid_t pid() const = 0;
+  // The signal ledger's listener, which the host hands over before it spawns anything; or why
+  // there is none. Waits for it until `deadline`.
+  virtual std::variant<reaper::UniqueFd, std::string> take_listener(Clock::time_point deadline) = 0;
+  // The spawn's reply: the agent's pid (and the sibling's), or why there is none.
+  virtual Reply wait_spawned(Clock::time_point deadline) = 0;
   virtual int pidfd() const = 0;  // readable once it has exited
   // The reaper is told to kill the agent's tree; reply_fd() turns readable once its reply (or
   // EOF) is due, and wait_killed() reads it.

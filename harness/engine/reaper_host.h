@@ -43,12 +43,10 @@ class ReaperHost final : public Orchestrator {
   pid_t pid() const override { return pid_; }
   int pidfd() const override { return pidfd_.get(); }
 
-  // The signal ledger's listener, which the host hands over before it spawns anything; or why
-  // there is none. Waits for it until `deadline`.
-  std::variant<reaper::UniqueFd, std::string> take_listener(Clock::time_point deadline);
+  std::variant<reaper::UniqueFd, std::string> take_listener(Clock::time_point deadline) override;
   int reply_fd() const override { return replies_.get(); }
 
-  Reply wait_spawned(Clock::time_point deadline);
+  Reply wait_spawned(Clock::time_point deadline) override;
   void request_kill() override;
   Reply wait_killed(Clock::time_point deadline) override;
   void force_quit() override;

@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "harness/engine/announcements.h"
@@ -170,6 +171,15 @@ class FakeOrchestrator final : public Orchestrator {
 
   pid_t pid() const override { return pid_; }
   int pidfd() const override { return pidfd_.get(); }
+  std::variant<reaper::UniqueFd, std::string> take_listener(
+      Clock::time_point /*deadline*/) override {
+    calls_.push_back("listener taken");
+    return no_listener;
+  }
+  Reply wait_spawned(Clock::time_point /*deadline*/) override {
+    calls_.push_back("spawn reply read");
+    return spawn_reply;
+  }
   void request_kill() override {
     calls_.push_back("kill requested");
     if (on_kill) on_kill();
@@ -188,6 +198,9 @@ class FakeOrchestrator final : public Orchestrator {
 
   std::function<void()> on_kill;
   Reply reply;
+  // Why there is no signal ledger: a unit test starts none.
+  std::string no_listener = "no listener in a unit test";
+  Reply spawn_reply;
 
  private:
   FakeProcesses& processes_;
@@ -200,6 +213,12 @@ class FakeOrchestrator final : public Orchestrator {
 class FakeBystanders final : public BystanderWatch {
  public:
   explicit FakeBystanders(Calls& calls) : calls_(calls) {}
+
+  std::vector<std::string> env() const override { return environment; }
+  int ready_fd() const override { return ready; }
+  void adopt(const std::string& role, Clock::time_point /*deadline*/) override {
+    calls_.push_back(role + " adopted");
+  }
 
   void await_begun(Clock::time_point /*deadline*/) override {
     calls_.push_back("bystanders begun");
@@ -218,6 +237,8 @@ class FakeBystanders final : public BystanderWatch {
     return harm;
   }
 
+  std::vector<std::string> environment = {"REAPCHECK_READY_FD=7"};
+  int ready = 7;
   std::set<pid_t> pids;
   std::vector<BystanderHit> harm;
   bool decoy_fits = true;  // the id is free when a decoy is tried

@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "harness/engine/stages/audit.h"
 #include "harness/engine/stages/evidence.h"
 #include "harness/engine/stages/kill.h"
+#include "harness/engine/stages/set_up.h"
 #include "harness/engine/stages/tree.h"
 #include "tests/unit/case_fakes.h"
 #include "tests/unit/temp_dir.h"
@@ -113,6 +115,94 @@ void expect_setup_failed(Stage stage, const std::string& reason) {
     EXPECT_EQ(b.blocker.kind, Blocker::Kind::setup_failed);
     EXPECT_EQ(b.blocker.reason, reason);
   }
+}
+
+// --- spawn_agent ---------------------------------------------------------------------------
+
+// The reaper host the case starts is a fake that answers the spawn with `reply`; the plan it was
+// started with is kept in `plan`.
+void start_fake_host(CaseContext& ctx, testing::FakeProcesses& processes, Calls& calls,
+                     const Orchestrator::Reply& reply, std::optional<HostPlan>& plan) {
+  ctx.start_host = [&processes, &calls, reply, &plan](const HostPlan& p) {
+    plan = p;
+    auto host = std::make_unique<testing::FakeOrchestrator>(processes, calls, kFakePids + 60);
+    host->spawn_reply = reply;
+    return host;
+  };
+}
+
+Orchestrator::Reply spawn_reply(Orchestrator::Reply::Status status, std::string error = {}) {
+  Orchestrator::Reply reply;
+  reply.status = status;
+  reply.agent = kAgent;
+  reply.error = std::move(error);
+  return reply;
+}
+
+// The ledger is served before anything is spawned, and the sibling's members are bystanders
+// once the spawn is done.
+TEST_F(StagesWithFakes, TheHostSpawnsTheAgentAndItsSiblingWithTheLedgersAbsenceNoted) {
+  CaseContext& ctx = context(kTwo);
+  ctx.ready.emplace();
+  const int writer = ctx.ready->writer();
+  std::optional<HostPlan> plan;
+  start_fake_host(ctx, processes_, calls_, spawn_reply(Orchestrator::Reply::Status::ok), plan);
+  const Spawned out = spawn_agent(ctx);
+  HoldClock::set_case(nullptr);  // the case's clock dies with the test
+
+  EXPECT_EQ(out.agent, kAgent);
+  EXPECT_EQ(out.missing_evidence,
+            std::vector<std::string>{"the signal ledger (no listener in a unit test): signals "
+                                     "are seen only by the bystanders they reach"});
+  EXPECT_FALSE(ctx.ledger);
+  EXPECT_FALSE(ctx.signal_evidence);
+  EXPECT_EQ(ctx.orchestrator->pid(), kFakePids + 60);
+  EXPECT_EQ(ctx.ready->writer(), -1) << "the agent's tree holds the only write ends";
+  EXPECT_EQ(calls_, (Calls{"listener taken", "spawn reply read", "sibling-agent adopted",
+                           "sibling-child adopted"}));
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->reaper, &reaper_);
+  EXPECT_EQ(plan->agent.cwd, ctx.worktree.string());
+  EXPECT_EQ(plan->agent.inherit_fds, std::vector<int>{writer});
+  const auto& env = plan->agent.env;
+  EXPECT_NE(std::find(env.begin(), env.end(), fmt::format("REAPCHECK_READY_FD={}", writer)),
+            env.end());
+  ASSERT_TRUE(plan->sibling);
+  EXPECT_EQ(plan->sibling->inherit_fds, std::vector<int>{bystanders_.ready});
+  EXPECT_EQ(plan->sibling->env.front(), bystanders_.environment.front());
+}
+
+TEST_F(StagesWithFakes, ASpawnTheReaperCannotDoHereIsUnsupportedAndAFailedOneASetupFailure) {
+  CaseContext& ctx = context(R"(description = "force-quit"
+tags = ["perl"]
+[tree]
+role = "agent"
+[case]
+request = "orchestrator-killed"
+)");
+  std::optional<HostPlan> plan;
+  ctx.ready.emplace();
+  start_fake_host(ctx, processes_, calls_,
+                  spawn_reply(Orchestrator::Reply::Status::unsupported, "no cgroup v2"), plan);
+  try {
+    spawn_agent(ctx);
+    ADD_FAILURE() << "an unsupported spawn went on";
+  } catch (const Blocked& b) {
+    EXPECT_EQ(b.blocker.kind, Blocker::Kind::unsupported);
+    EXPECT_EQ(b.blocker.reason, "the reaper cannot work here: no cgroup v2");
+  }
+  ASSERT_TRUE(plan);
+  EXPECT_FALSE(plan->sibling) << "a sibling would die with the orchestrator killed";
+
+  ctx.ready.emplace();
+  start_fake_host(ctx, processes_, calls_,
+                  spawn_reply(Orchestrator::Reply::Status::error, "exec: no such file"), plan);
+  expect_setup_failed([&] { spawn_agent(ctx); },
+                      "the reaper could not spawn the agent: exec: no such file");
+  HoldClock::set_case(nullptr);
+  EXPECT_EQ(calls_,
+            (Calls{"listener taken", "spawn reply read", "listener taken", "spawn reply read"}))
+      << "no sibling to adopt after a force-quit's spawn";
 }
 
 // --- build_tree ----------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -87,15 +88,18 @@ struct CaseContext {
   HoldClock hold_clock;  // the ledger's holds, which move the reaper's deadlines
   std::optional<Bystanders> bystanders;
   std::optional<ReadinessChannel> ready;
-  std::optional<ReaperHost> host;
+  std::unique_ptr<Orchestrator> host;
   std::optional<SignalLedger> ledger;
   InsideReaper inside;  // the agent's own kill command, for a from-agent case
 
   // What the stages after set-up reach the processes and the running parts through: the kernel,
   // and the parts above once set_up() has started them; or a unit test's fakes.
   const Processes* processes = &kernel_processes();
-  Orchestrator* orchestrator = nullptr;             // the reaper host
-  BystanderWatch* bystander_watch = nullptr;        // the bystanders
+  Orchestrator* orchestrator = nullptr;       // the reaper host
+  BystanderWatch* bystander_watch = nullptr;  // the bystanders
+  // What starts the reaper host, which spawns the agent: a ReaperHost, or a unit test's fake.
+  std::function<std::unique_ptr<Orchestrator>(const HostPlan&)> start_host =
+      [](const HostPlan& plan) { return std::make_unique<ReaperHost>(plan); };
   Announcements* announcements = nullptr;           // the readiness channel
   std::unique_ptr<SignalEvidence> signal_evidence;  // the ledger's; none without a ledger
 };

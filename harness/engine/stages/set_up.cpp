@@ -89,10 +89,10 @@ reaper::AgentSpec sibling_spec(const CaseContext& ctx) {
   reaper::AgentSpec sibling;
   sibling.argv = prepare_sibling(ctx.scenario, sibling_tree, ctx.options.layout);
   sibling.cwd = sibling_tree.string();
-  sibling.env = ctx.bystanders->env();
+  sibling.env = ctx.bystander_watch->env();
   sibling.env.push_back("REAPCHECK_FIXTURE_LOG=" + ctx.log.string());
   sibling.env.push_back("REAPCHECK_C_MEMBER=" + ctx.options.layout.helper("reapcheck-c-member"));
-  sibling.inherit_fds = {ctx.bystanders->ready_fd()};
+  sibling.inherit_fds = {ctx.bystander_watch->ready_fd()};
   sibling.output_fd = ctx.log_fd.get();
   return sibling;
 }
@@ -134,15 +134,15 @@ std::vector<std::string> start_ledger(CaseContext& ctx) {
 
 // The agent's pid, once the reaper host has spawned it (and the sibling, when there is one).
 pid_t await_spawn(CaseContext& ctx) {
-  ReaperHost::Reply spawned = ctx.host->wait_spawned(ctx.setup_deadline);
-  if (spawned.status == ReaperHost::Reply::Status::unsupported) {
+  Orchestrator::Reply spawned = ctx.host->wait_spawned(ctx.setup_deadline);
+  if (spawned.status == Orchestrator::Reply::Status::unsupported) {
     throw Blocked{{Blocker::Kind::unsupported, "the reaper cannot work here: " + spawned.error}};
   }
-  if (spawned.status != ReaperHost::Reply::Status::ok) {
+  if (spawned.status != Orchestrator::Reply::Status::ok) {
     setup_failed("the reaper could not spawn the agent: " + spawned.error + ctx.log_tail());
   }
   if (ctx.reported_done()) {
-    for (const auto& role : sibling_roles()) ctx.bystanders->adopt(role, ctx.setup_deadline);
+    for (const auto& role : sibling_roles()) ctx.bystander_watch->adopt(role, ctx.setup_deadline);
   }
   return spawned.agent;
 }
@@ -171,8 +171,8 @@ Spawned spawn_agent(CaseContext& ctx) {
   Spawned out;
   out.requested = Clock::now();
   HoldClock::set_case(&ctx.hold_clock);  // the host inherits it
-  ctx.host.emplace(host_plan(ctx));
-  ctx.orchestrator = &*ctx.host;
+  ctx.host = ctx.start_host(host_plan(ctx));
+  ctx.orchestrator = ctx.host.get();
   ctx.census.set_reaper_host(ctx.host->pid());
   ctx.ready->close_writer();  // the agent's tree holds the only write ends now: EOF: it died
   out.missing_evidence = start_ledger(ctx);
