@@ -144,21 +144,22 @@ bool SignalLedger::take(seccomp_notif& call) {
   }
   const auto sender = static_cast<pid_t>(call.pid);
   learn_lineage(sender);
-  if (is_signal_call(call.data.nr) && from_reaper(sender) && after_return(sender)) {
+  // Who the sender is, asked once: the census may read its /proc entry to say.
+  const bool reapers = is_signal_call(call.data.nr) && from_reaper(sender);
+  if (reapers && after_return(sender)) {
     const std::lock_guard lock(mutex_);
     if (!returned_) {
       after_return_.push_back(call);
       return true;
     }
   }
-  route(call);
+  route(call, reapers);
   return true;
 }
 
-void SignalLedger::route(const seccomp_notif& call) {
+void SignalLedger::route(const seccomp_notif& call, bool reapers) {
   // Only a signal by number waits: an act on a process (signal_call.h) is recorded as it is made.
-  if (call.data.nr != SYS_pidfd_send_signal && is_signal_call(call.data.nr) &&
-      from_reaper(static_cast<pid_t>(call.pid))) {
+  if (reapers && call.data.nr != SYS_pidfd_send_signal) {
     deferred_.push_back({call, Clock::now()});
   } else {
     answer(call, false);
@@ -258,7 +259,8 @@ void SignalLedger::release_held_leftovers() {
     const std::lock_guard lock(mutex_);
     if (!returned_) return;
   }
-  for (const seccomp_notif& call : std::exchange(after_return_, {})) route(call);
+  // Each a signal call of the reaper's side, as take() found it.
+  for (const seccomp_notif& call : std::exchange(after_return_, {})) route(call, true);
 }
 
 bool SignalLedger::add_candidate(pid_t pid) {

@@ -90,9 +90,9 @@ class SignalLedger {
   bool from_reaper(pid_t sender) const;
   // Whether `sender` acts for a reaper command that has exited: a leftover of the reaper's.
   bool after_return(pid_t sender) const;
-  // A call to go through: at once, or, when it names a pid or group by number, once the world
-  // has settled.
-  void route(const seccomp_notif& call);
+  // A call to go through: at once, or, when it is a signal call of the reaper's side (`reapers`)
+  // that names a pid or group by number, once the world has settled.
+  void route(const seccomp_notif& call, bool reapers);
   // Once the return is noted, the leftovers' held calls go their way (serving thread).
   void release_held_leftovers();
   void answer(const seccomp_notif& call, bool unsettled);
