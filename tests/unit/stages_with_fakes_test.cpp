@@ -83,6 +83,14 @@ class StagesWithFakes : public testing::TempDirTest {
       tree.records.push_back(record_of(*processes_.one(m.pid, reaper::Detail::full), m.role));
     return tree;
   }
+  // The agent and the victim of kPidReuse's race, the race planned.
+  Tree race_tree(const CaseContext& ctx) {
+    Tree tree;
+    tree.members.push_back(member(kAgent, "agent"));
+    tree.members.push_back(member(kWorker, "victim"));
+    tree.race = plan_race(ctx.scenario, tree.members, processes_.table(reaper::Detail::full));
+    return tree;
+  }
   // A kill the reaper reported done just now, after `tree`'s deaths are watched.
   static Kill done(Tree& tree) {
     watch_members(tree.members, tree.deaths);
@@ -467,10 +475,7 @@ target = "victim"
 
 TEST_F(StagesWithFakes, TheDecoyTakesTheVictimsPidOnceTheReaperHasFreedIt) {
   CaseContext& ctx = context(kPidReuse);
-  Tree tree;
-  tree.members.push_back(member(kAgent, "agent"));
-  tree.members.push_back(member(kWorker, "victim"));
-  tree.race = plan_race(ctx.scenario, tree.members, processes_.table(reaper::Detail::full));
+  Tree tree = race_tree(ctx);
   ASSERT_TRUE(tree.race);
   host_.on_kill = [&] { processes_.exit(kWorker); };
   kill_tree(ctx, tree);
@@ -486,10 +491,7 @@ TEST_F(StagesWithFakes, TheDecoyTakesTheVictimsPidOnceTheReaperHasFreedIt) {
 
 TEST_F(StagesWithFakes, AVictimAliveWhenTheReaperReportsDoneOpensNoWindow) {
   CaseContext& ctx = context(kPidReuse);
-  Tree tree;
-  tree.members.push_back(member(kAgent, "agent"));
-  tree.members.push_back(member(kWorker, "victim"));
-  tree.race = plan_race(ctx.scenario, tree.members, processes_.table(reaper::Detail::full));
+  Tree tree = race_tree(ctx);
   ASSERT_TRUE(tree.race);
   kill_tree(ctx, tree);
   EXPECT_EQ(calls_, (Calls{"bystanders noted", "kill requested", "reply read"}));
@@ -500,10 +502,7 @@ TEST_F(StagesWithFakes, AVictimAliveWhenTheReaperReportsDoneOpensNoWindow) {
 
 TEST_F(StagesWithFakes, AnIdStillTakenWhenTheReaperReportsDoneOpensNoWindow) {
   CaseContext& ctx = context(kPidReuse);
-  Tree tree;
-  tree.members.push_back(member(kAgent, "agent"));
-  tree.members.push_back(member(kWorker, "victim"));
-  tree.race = plan_race(ctx.scenario, tree.members, processes_.table(reaper::Detail::full));
+  Tree tree = race_tree(ctx);
   // The victim exits, but a process the reaper left running holds its id as a group.
   host_.on_kill = [&] { processes_.exit(kWorker); };
   processes_.add(kFakePids + 40, "holder", kHost, kFakePids + 40);
