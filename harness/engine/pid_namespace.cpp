@@ -30,18 +30,22 @@ reaper::UniqueFd namespace_fd(const std::string& path) {
   return reaper::UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
 }
 
+// The namespace's inode, from the link's target: one stat, no fd.
+ino_t inode_at(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
 }  // namespace
 
 ino_t pid_namespace_of(pid_t pid) {
-  const reaper::UniqueFd ns = namespace_fd("/proc/" + std::to_string(pid) + "/ns/pid");
-  return ns ? inode_of(ns.get()) : 0;
+  return inode_at("/proc/" + std::to_string(pid) + "/ns/pid");
 }
 
 // Read each time, not kept: a process that clones a sandbox's PID namespace hands its memory to a
 // process of another namespace.
 ino_t own_pid_namespace() {
-  const reaper::UniqueFd self = namespace_fd("/proc/self/ns/pid");
-  return self ? inode_of(self.get()) : 0;
+  return inode_at("/proc/self/ns/pid");
 }
 
 // Each level is asked through the namespace's own fd (NS_GET_PID_FROM_PIDNS for its pid 1,
@@ -49,7 +53,9 @@ ino_t own_pid_namespace() {
 std::vector<NamespaceLevel> enclosing_namespaces(pid_t pid) {
   std::vector<NamespaceLevel> out;
   const ino_t own = own_pid_namespace();
-  reaper::UniqueFd ns = namespace_fd("/proc/" + std::to_string(pid) + "/ns/pid");
+  const std::string path = "/proc/" + std::to_string(pid) + "/ns/pid";
+  if (own == 0 || inode_at(path) == own) return out;  // ours, as most are: nothing to open
+  reaper::UniqueFd ns = namespace_fd(path);
   for (int level = 0; ns && own != 0 && level < kMaxLevels; ++level) {
     const ino_t inode = inode_of(ns.get());
     if (inode == 0 || inode == own) break;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 
+#include "reaper/os/read_file.h"
 #include "reaper/os/sys_error.h"
 #include "reaper/os/task_iter.h"
 #include "reaper/os/unique_fd.h"
@@ -22,23 +23,6 @@ bool parse_number(std::string_view s, T& out) {
 }
 
 // Reads a whole /proc file relative to `dirfd`. Empty when the process has vanished.
-std::optional<std::string> read_file_at(int dirfd, const std::string& rel) {
-  UniqueFd fd(::openat(dirfd, rel.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) return std::nullopt;
-  std::string out;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return std::nullopt;  // ESRCH and friends: the process died while we read it
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  return out;
-}
-
 // /proc/<pid>/stat is generated whole on the first read and is far shorter than the buffer,
 // so one read suffices: a snapshot is one openat, one read and one close per process.
 std::optional<StatFields> read_stat_at(int proc_fd, const std::string& dir) {
@@ -53,8 +37,8 @@ std::optional<StatFields> read_stat_at(int proc_fd, const std::string& dir) {
   return parse_stat(std::string_view(buf, static_cast<size_t>(n)));
 }
 
-std::optional<ProcInfo> read_pid_at(int proc_fd, pid_t pid, Detail detail) {
-  const std::string dir = std::to_string(pid);
+// `dir` is the process's directory, relative to `proc_fd` (or absolute, with AT_FDCWD).
+std::optional<ProcInfo> read_pid_at(int proc_fd, const std::string& dir, Detail detail) {
   auto stat = read_stat_at(proc_fd, dir);
   if (!stat) return std::nullopt;
   ProcInfo info;
@@ -89,7 +73,7 @@ std::optional<StatFields> parse_stat(std::string_view text) {
   f.comm = std::string(text.substr(open + 1, close - open - 1));
 
   // Fields after the comm, numbered as in proc(5): 3 = state, 4 = ppid, 5 = pgrp,
-  // 6 = session, 22 = starttime.
+  // 6 = session, 20 = num_threads, 22 = starttime.
   std::string_view rest = text.substr(close + 1);
   int field = 2;
   size_t i = 0;
@@ -117,6 +101,9 @@ std::optional<StatFields> parse_stat(std::string_view text) {
       case 6:
         ok = parse_number(tok, f.sid);
         break;
+      case 20:
+        ok = parse_number(tok, f.threads);
+        break;
       case 22:
         ok = parse_number(tok, f.start_time);
         break;
@@ -141,9 +128,12 @@ std::vector<std::string> parse_cmdline(std::string_view text) {
 }
 
 std::string status_field(pid_t pid, std::string_view field) {
-  auto text = read_file_at(AT_FDCWD, "/proc/" + std::to_string(pid) + "/status");
-  if (!text) return {};
-  std::string_view rest(*text);
+  const auto text = read_file_at(AT_FDCWD, "/proc/" + std::to_string(pid) + "/status");
+  return text ? status_field(std::string_view(*text), field) : std::string();
+}
+
+std::string status_field(std::string_view status, std::string_view field) {
+  std::string_view rest = status;
   while (!rest.empty()) {
     const size_t end = std::min(rest.find('\n'), rest.size());
     std::string_view line = rest.substr(0, end);
@@ -185,7 +175,9 @@ ProcTable ProcTable::read_proc_files(const std::string& proc_root, Detail detail
   while (dirent* ent = ::readdir(dir)) {
     pid_t pid = 0;
     if (!parse_number(std::string_view(ent->d_name), pid)) continue;
-    if (auto info = read_pid_at(proc_fd.get(), pid, detail)) procs.push_back(std::move(*info));
+    if (auto info = read_pid_at(proc_fd.get(), std::to_string(pid), detail)) {
+      procs.push_back(std::move(*info));
+    }
   }
   ::closedir(dir);
   return of(std::move(procs));
@@ -201,8 +193,8 @@ ProcTable ProcTable::of(std::vector<ProcInfo> procs) {
 
 std::optional<ProcInfo> ProcTable::read_one(pid_t pid, Detail detail,
                                             const std::string& proc_root) {
-  UniqueFd proc_fd = open_proc_root(proc_root);
-  return read_pid_at(proc_fd.get(), pid, detail);
+  // No fd for the root: the signal ledger reads a few processes at each of the reaper's calls.
+  return read_pid_at(AT_FDCWD, proc_root + "/" + std::to_string(pid), detail);
 }
 
 const ProcInfo* ProcTable::find(pid_t pid) const {

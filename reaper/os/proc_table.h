@@ -21,6 +21,7 @@ struct StatFields {
   pid_t ppid = 0;
   pid_t pgid = 0;
   pid_t sid = 0;
+  long threads = 0;              // how many threads it has (0 when the kernel does not say)
   std::uint64_t start_time = 0;  // clock ticks after boot; with pid, names one process for good
 };
 
@@ -43,6 +44,8 @@ std::vector<std::string> parse_cmdline(std::string_view text);
 // The value of one field of /proc/<pid>/status ("NSpid", "SigPnd", ...), without the name and
 // leading whitespace; empty when the field or the process is absent.
 std::string status_field(pid_t pid, std::string_view field);
+// The same from the text of a status file, read already.
+std::string status_field(std::string_view status, std::string_view field);
 
 class ProcTable {
  public:

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "reaper/tree/tree_walk.h"
 #include "tests/unit/fake_proc.h"
@@ -21,6 +22,7 @@ TEST(ParseStat, ReadsTheFieldsAfterTheComm) {
   EXPECT_EQ(f->ppid, 7);
   EXPECT_EQ(f->pgid, 40);
   EXPECT_EQ(f->sid, 30);
+  EXPECT_EQ(f->threads, 1);
   EXPECT_EQ(f->start_time, 123456u);
 }
 
@@ -104,6 +106,31 @@ TEST(LiveProc, FindsThisProcessWithItsParent) {
   ASSERT_TRUE(one);
   EXPECT_EQ(one->start_time, self->start_time);
   EXPECT_FALSE(ProcTable::read_one(-5));
+}
+
+TEST(LiveProc, CountsThisProcessesThreads) {
+  const long before = ProcTable::read_one(::getpid(), Detail::stat)->threads;
+  ASSERT_GE(before, 1);
+  int go[2];
+  ASSERT_EQ(::pipe(go), 0);
+  std::thread other([&] {
+    char byte = 0;
+    (void)!::read(go[0], &byte, 1);
+  });
+  EXPECT_EQ(ProcTable::read_one(::getpid(), Detail::stat)->threads, before + 1);
+  (void)!::write(go[1], "x", 1);
+  other.join();
+  ::close(go[0]);
+  ::close(go[1]);
+}
+
+TEST(StatusField, ReadsAFieldOfAStatusTextOrOfAProcess) {
+  const std::string text = "Name:\tsh\nNSpid:\t12\t1\nNSsid:\t9\t1\nTracerPid:\t0\n";
+  EXPECT_EQ(status_field(std::string_view(text), "NSpid"), "12\t1");
+  EXPECT_EQ(status_field(std::string_view(text), "NSsid"), "9\t1");
+  EXPECT_EQ(status_field(std::string_view(text), "Pid"), "");  // a prefix of no field's name
+  EXPECT_EQ(status_field(::getpid(), "Tgid"), std::to_string(::getpid()));
+  EXPECT_EQ(status_field(-5, "Tgid"), "");
 }
 
 }  // namespace
