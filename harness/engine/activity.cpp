@@ -118,8 +118,8 @@ bool fatal_signal_pending(pid_t pid, char state, const std::string& status,
 // ninth field, the seventh after the parenthesised comm), or a pending signal it will die of when
 // it next runs. A thread that has exited (Z, X) — the leader of a process whose other threads
 // run on — says nothing of the process.
-bool thread_dying(pid_t pid, const std::string& task) {
-  const std::string stat = reaper::read_file(task + "/stat");
+// `stat` is the thread's stat file, read already.
+bool thread_dying(pid_t pid, const std::string& task, const std::string& stat) {
   const size_t close = stat.rfind(')');
   if (close == std::string::npos) return false;
   std::istringstream fields(stat.substr(close + 1));
@@ -166,10 +166,17 @@ Wait process_wait(pid_t pid, const std::function<bool(pid_t)>& held,
 
 // One of the process's threads is exiting or has SIGKILL pending.
 bool own_threads_dying(pid_t pid) {
-  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  const std::string proc = "/proc/" + std::to_string(pid);
+  // Of one thread, as most are, the process's own stat and status are its thread's: the signal
+  // ledger asks this of the reaper's command at each of its calls, with no directory to list.
+  const std::string stat = reaper::read_file(proc + "/stat");
+  if (const auto self = reaper::parse_stat(stat); self && self->threads == 1) {
+    return thread_dying(pid, proc, stat);
+  }
   std::error_code ec;
-  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
-    if (thread_dying(pid, task.path().string())) return true;
+  for (const auto& task : std::filesystem::directory_iterator(proc + "/task", ec)) {
+    const std::string path = task.path().string();
+    if (thread_dying(pid, path, reaper::read_file(path + "/stat"))) return true;
   }
   return false;
 }
@@ -195,6 +202,23 @@ std::optional<double> boottime_ms(const std::optional<std::chrono::steady_clock:
 
 bool dying(pid_t pid) {
   return own_threads_dying(pid) || enclosing_init_dying(pid);
+}
+
+std::optional<Bearing> bearing_of(pid_t pid, int sig) {
+  const std::string status = reaper::read_file("/proc/" + std::to_string(pid) + "/status");
+  if (status.empty()) return std::nullopt;
+  Bearing b;
+  // NSsid and NSpid list the ids from our namespace inwards: ours first, its own last.
+  b.sid =
+      static_cast<pid_t>(std::strtol(reaper::status_field(status, "NSsid").c_str(), nullptr, 10));
+  b.init = reaper::status_field(status, "NSpid").find_first_of(" \t") != std::string::npos &&
+           innermost(status, "\nNSpid:") == 1;
+  if (sig == SIGKILL && !b.init) {
+    b.course = Course::dying;
+  } else if (sig == SIGSTOP && !b.init && innermost(status, "\nTracerPid:") == 0) {
+    b.course = Course::stopping;
+  }
+  return b;
 }
 
 bool lives_on(pid_t pid, int pidfd) {

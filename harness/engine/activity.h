@@ -47,6 +47,26 @@ Activity activity(pid_t pid, int pidfd, const Census& census,
 // /proc/<pid>/task/*/ and the namespaces' fds; false when the process is gone.
 bool dying(pid_t pid);
 
+// Where a signal sets a process on its way for good, from the moment it is delivered.
+enum class Course {
+  open,      // no telling: a handler may run, or nothing happens at all
+  stopping,  // SIGSTOP: it stops before it runs any code of its own (the kernel takes every
+             // pending signal, the stop among them, before it returns to user space)
+  dying,     // SIGKILL: it dies without running any code of its own
+};
+
+// What a signal about to be sent to a live process sets it on, and what its death would reach.
+struct Bearing {
+  Course course = Course::open;
+  pid_t sid = 0;
+  bool init = false;  // the init of a PID namespace below ours: its death takes the namespace
+};
+
+// The bearing of `sig` on the process `pid`, from one read of /proc/<pid>/status; nothing when
+// it is gone. A traced process stops only if its tracer lets it, and an init takes neither signal
+// from inside its namespace: the course is then open.
+std::optional<Bearing> bearing_of(pid_t pid, int sig);
+
 // The process `pidfd` holds is alive and not dying. Its pidfd is read again once dying() says
 // no: a process that exits while /proc is read (a leader already a zombie, a table entry gone)
 // says nothing there, and would otherwise count as alive and idle.

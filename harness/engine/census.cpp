@@ -189,15 +189,28 @@ std::vector<std::string> Census::exited_unbidden() const {
   return out;
 }
 
+namespace {
+
+// The rule of dependants(): a child of the one that died, or of the session it led.
+bool dependant(pid_t member, const auto& known, pid_t pid, pid_t sid) {
+  return member != pid && (known.ppid == pid || (pid == sid && known.sid == sid));
+}
+
+}  // namespace
+
 std::vector<pid_t> Census::dependants(pid_t pid, pid_t sid) const {
   const std::lock_guard lock(mutex_);
   std::vector<pid_t> out;
   for (const auto& [member, known] : members_) {
-    if (member != pid && (known.ppid == pid || (pid == sid && known.sid == sid))) {
-      out.push_back(member);
-    }
+    if (dependant(member, known, pid, sid)) out.push_back(member);
   }
   return out;
+}
+
+bool Census::depends_on(pid_t member, pid_t pid, pid_t sid) const {
+  const std::lock_guard lock(mutex_);
+  const auto it = members_.find(member);
+  return it != members_.end() && dependant(member, it->second, pid, sid);
 }
 
 // A process the census was not told about is what its nearest known ancestor makes it: below a

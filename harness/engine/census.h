@@ -71,6 +71,8 @@ class Census {
   // The members a death of process `pid` (of session `sid`) may take along: its children, and,
   // when it led its session, the session (a hang-up when a terminal's owner dies).
   std::vector<pid_t> dependants(pid_t pid, pid_t sid) const;
+  // Whether `member` is one of them.
+  bool depends_on(pid_t member, pid_t pid, pid_t sid) const;
 
  private:
   struct Known {

@@ -1,5 +1,6 @@
 #include "harness/engine/signal_call.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -64,8 +65,9 @@ void keep_senders_namespace(pid_t sender, std::vector<Party>& reached) {
 // Everything `reached` holds is `sender`'s own exited child, not yet reaped: ids it keeps taken.
 bool pinned_by(pid_t sender, const std::vector<Party>& reached) {
   return !reached.empty() && std::all_of(reached.begin(), reached.end(), [&](const Party& p) {
+    if (p.alive) return false;
     const auto self = reaper::ProcTable::read_one(p.pid, reaper::Detail::stat);
-    return !p.alive && self && self->ppid == sender;
+    return self && self->ppid == sender;
   });
 }
 
@@ -263,14 +265,33 @@ bool is_signal_call(long nr) {
          nr == SYS_rt_tgsigqueueinfo || nr == SYS_pidfd_send_signal;
 }
 
-SignalRecord resolve_signal_call(const seccomp_notif& call, const Census& census) {
+std::optional<pid_t> named_process(const seccomp_notif& call) {
+  const long nr = call.data.nr;
+  const auto id = static_cast<pid_t>(static_cast<int>(call.data.args[0]));
+  if (id <= 0 || !is_signal_call(nr) || nr == SYS_pidfd_send_signal) return std::nullopt;
+  const pid_t ours = in_our_namespace(static_cast<pid_t>(call.pid), id, "NSpid");
+  const pid_t pid = nr == SYS_tkill ? thread_group_of(ours) : ours;
+  return pid > 0 ? std::optional(pid) : std::nullopt;
+}
+
+Party signal_sender(pid_t pid, const Census& census) {
+  return census.who(pid).value_or(Party{Party::Kind::reaper, pid, "?"});
+}
+
+bool reapers_side(const Party& sender) {
+  return sender.kind == Party::Kind::reaper || sender.kind == Party::Kind::harness;
+}
+
+SignalRecord resolve_signal_call(const seccomp_notif& call, const Party& who,
+                                 const Census& census) {
   SignalRecord r;
   const pid_t sender = static_cast<pid_t>(call.pid);
-  r.sender = census.who(sender).value_or(Party{Party::Kind::reaper, sender, "?"});
+  r.sender = who;
   // The host runs the reaper: what it sends, the reaper sends (a signal *to* it is a hit).
   if (r.sender.kind == Party::Kind::harness) r.sender.kind = Party::Kind::reaper;
-  if (auto p = reaper::ProcTable::read_one(sender, reaper::Detail::full)) {
-    r.sender_argv = printable(p->argv);
+  if (const auto cmdline =
+          reaper::read_file_at(AT_FDCWD, fmt::format("/proc/{}/cmdline", sender))) {
+    r.sender_argv = printable(reaper::parse_cmdline(*cmdline));
   }
   const Call c{call, census};
   if (!resolve_act(c, r)) {

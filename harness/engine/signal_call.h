@@ -4,6 +4,8 @@
 
 #include <linux/seccomp.h>
 
+#include <optional>
+
 #include "harness/engine/census.h"
 #include "harness/model/result.h"
 #include "harness/sandbox/kernel_signal_trace.h"
@@ -17,10 +19,22 @@ namespace reapcheck {
 // "priority"), and count against the reaper as a signal does when they reach outside the tree.
 bool is_signal_call(long nr);
 
-// `call` resolved by `census`: the sender as a party, the target as written, what it reaches now
-// (ids a sender in a PID namespace of its own writes are that namespace's), the signal's name,
-// and what the call does ("sent", "no such process", "invalid signal").
-SignalRecord resolve_signal_call(const seccomp_notif& call, const Census& census);
+// The one process a signal call by number names (kill or rt_sigqueueinfo of a pid, a thread
+// kill), as a pid of this namespace; nothing for a group, every process or a pidfd, nor for an id
+// that nothing holds in a PID namespace of the sender's own.
+std::optional<pid_t> named_process(const seccomp_notif& call);
+
+// `call`, made by `sender` (signal_sender()), resolved by `census`: the target as written, what
+// it reaches now (ids a sender in a PID namespace of its own writes are that namespace's), the
+// signal's name, and what the call does ("sent", "no such process", "invalid signal").
+SignalRecord resolve_signal_call(const seccomp_notif& call, const Party& sender,
+                                 const Census& census);
+
+// Who made a call, as the census tells it: a process it cannot place is the reaper's side.
+Party signal_sender(pid_t pid, const Census& census);
+
+// Whether a call of `sender`'s is the reaper's side's doing (the reaper host's included).
+bool reapers_side(const Party& sender);
 
 // A signal the kernel generated in a process's context, resolved by `census` when it reaches the
 // ledger, a moment after: a target already reaped is named by what the census registered there.

@@ -26,6 +26,11 @@
 namespace reapcheck {
 namespace {
 
+// SECCOMP_IOCTL_NOTIF_SET_FLAGS and SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (Linux 6.6; Debian 12's
+// headers predate them).
+constexpr unsigned long kSeccompNotifSetFlags = _IOW('!', 4, __u64);  // NOLINT
+constexpr unsigned long kSyncWakeUp = 1;
+
 // How long a call may wait for the deaths under way to finish (they take milliseconds).
 constexpr std::chrono::seconds kSettleBound{2};
 
@@ -40,6 +45,10 @@ SignalLedger::SignalLedger(reaper::UniqueFd listener, Census& census, HoldClock*
       hold_(hold),
       kernel_(kernel) {
   if (!stop_ || !wake_) reaper::throw_sys("eventfd");
+  // Linux 6.6: the sender and this thread hand the CPU to each other at each call, instead of
+  // each waking the other on another CPU (a wake-up across CPUs costs tens of microseconds in a
+  // virtual machine, twice a call). Older kernels refuse the flag: calls are then only slower.
+  (void)::ioctl(listener_.get(), kSeccompNotifSetFlags, kSyncWakeUp);
   thread_ = std::thread([this] { serve(); });
 }
 
@@ -82,7 +91,6 @@ void SignalLedger::serve() {
   sigset_t all;
   sigfillset(&all);
   ::pthread_sigmask(SIG_BLOCK, &all, nullptr);
-  seccomp_notif call{};
   auto look_again = std::chrono::milliseconds(1);
   // The kernel's feed is read to the end of the case: its barrier may come after the last call.
   bool feed_open = kernel_.has_value();
@@ -95,14 +103,21 @@ void SignalLedger::serve() {
         open = (p.revents & (POLLHUP | POLLERR)) == 0;
         break;
       }
-      if (!take(call)) open = false;
+      if (!take()) open = false;
     }
     // The reaper's calls by number wait until what the calls before them set in motion is over.
     while (!deferred_.empty()) {
+      // Most calls of a reaper that kills member by member need no look at the candidates.
+      if (unaffected(deferred_.front().taken.call)) {
+        answer(deferred_.front().taken, false);
+        deferred_.pop_front();
+        continue;
+      }
       const bool quiet = settle_step();
       const bool overdue = Clock::now() - deferred_.front().since > kSettleBound;
-      if (!quiet && !overdue) break;
-      answer(deferred_.front().call, !quiet);
+      const bool aside = !quiet && unaffected(deferred_.front().taken.call);
+      if (!quiet && !overdue && !aside) break;
+      answer(deferred_.front().taken, !quiet && !aside);
       deferred_.pop_front();
       look_again = std::chrono::milliseconds(1);
     }
@@ -135,8 +150,8 @@ void SignalLedger::serve() {
 
 // One call from the listener: answered at once, or, when the reaper names a pid or group by
 // number, deferred until the world has settled. False when the listener is done.
-bool SignalLedger::take(seccomp_notif& call) {
-  std::memset(&call, 0, sizeof call);
+bool SignalLedger::take() {
+  seccomp_notif call{};
   // The listener speaks ioctl; libseccomp's wrappers need its state from loading a filter,
   // which happened in the reaper host, not here.
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &call) != 0) {
@@ -144,34 +159,42 @@ bool SignalLedger::take(seccomp_notif& call) {
   }
   const auto sender = static_cast<pid_t>(call.pid);
   learn_lineage(sender);
-  // Who the sender is, asked once: the census may read its /proc entry to say.
-  const bool reapers = is_signal_call(call.data.nr) && from_reaper(sender);
-  if (reapers && after_return(sender)) {
+  Taken taken{call, signal_sender(sender, census_)};
+  if (is_signal_call(call.data.nr) && reapers_side(taken.sender) && after_return(sender)) {
     const std::lock_guard lock(mutex_);
     if (!returned_) {
-      after_return_.push_back(call);
+      after_return_.push_back(std::move(taken));
       return true;
     }
   }
-  route(call, reapers);
+  route(std::move(taken));
   return true;
 }
 
-void SignalLedger::route(const seccomp_notif& call, bool reapers) {
-  // Only a signal by number waits: an act on a process (signal_call.h) is recorded as it is made.
-  if (reapers && call.data.nr != SYS_pidfd_send_signal) {
-    deferred_.push_back({call, Clock::now()});
+void SignalLedger::route(Taken taken) {
+  // Only a signal by number of the reaper's side waits: an act on a process (signal_call.h) is
+  // recorded as it is made.
+  const long nr = taken.call.data.nr;
+  if (is_signal_call(nr) && reapers_side(taken.sender) && nr != SYS_pidfd_send_signal) {
+    deferred_.push_back({std::move(taken), Clock::now()});
   } else {
-    answer(call, false);
+    answer(taken, false);
   }
 }
 
-bool SignalLedger::after_return(pid_t sender) const {
+bool SignalLedger::after_return(pid_t sender) {
   const std::optional<pid_t> root = census_.reaper_root(sender);
   if (!root || *root == sender) return false;
+  // Its pidfd, opened once: a command's helper may make thousands of calls.
+  auto it = roots_.find(*root);
+  if (it == roots_.end()) {
+    auto fd = reaper::pidfd_open(*root);
+    if (!fd) return true;  // reaped already
+    it = roots_.emplace(*root, std::move(*fd)).first;
+  }
   // Exited, reaped or not, or exiting: a helper woken by the end of a pipe the command held
   // acts while the command is still in its exit.
-  return !lives_on(*root);
+  return !lives_on(*root, it->second.get());
 }
 
 void SignalLedger::release_after_return() {
@@ -181,11 +204,6 @@ void SignalLedger::release_after_return() {
   }
   const uint64_t one = 1;
   (void)!::write(wake_.get(), &one, sizeof one);
-}
-
-bool SignalLedger::from_reaper(pid_t sender) const {
-  const auto who = census_.who(sender);
-  return !who || who->kind == Party::Kind::reaper || who->kind == Party::Kind::harness;
 }
 
 std::vector<std::string> SignalLedger::gone_before_the_reaper() const {
@@ -202,20 +220,21 @@ bool SignalLedger::reaper_reached(pid_t pid) const {
   });
 }
 
-void SignalLedger::answer(const seccomp_notif& call, bool unsettled) {
+void SignalLedger::answer(const Taken& taken, bool unsettled) {
+  const seccomp_notif& call = taken.call;
   const auto at = Clock::now();
   // The existence probe (signal 0) changes nothing: a reaper has acted from its first real signal.
   const int sig = call.data.nr == SYS_tgkill || call.data.nr == SYS_rt_tgsigqueueinfo
                       ? static_cast<int>(call.data.args[2])
                       : static_cast<int>(call.data.args[1]);
-  if (sig != 0 && is_signal_call(call.data.nr) && from_reaper(static_cast<pid_t>(call.pid))) {
+  if (sig != 0 && is_signal_call(call.data.nr) && reapers_side(taken.sender)) {
     const std::lock_guard lock(mutex_);
     if (!reaper_signalled_) gone_before_ = census_.dead_members(released_ever_);
     reaper_signalled_ = true;
   }
   SignalRecord record;
   try {
-    record = resolve(call);
+    record = resolve_signal_call(call, taken.sender, census_);
   } catch (const std::exception& e) {
     // Never leave a sender waiting, nor this thread dead: the call goes through, unresolved.
     record.sender.pid = static_cast<pid_t>(call.pid);
@@ -228,7 +247,7 @@ void SignalLedger::answer(const seccomp_notif& call, bool unsettled) {
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
   if (record.signal != "0" && is_signal_call(call.data.nr)) {
     for (const Party& p : record.reached) {
-      if (p.alive) add_candidate(p.pid);
+      if (p.alive) add_candidate(p.pid, sig);
     }
   }
   {
@@ -243,89 +262,13 @@ void SignalLedger::answer(const seccomp_notif& call, bool unsettled) {
   ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response);
 }
 
-// A process of the reaper's side whose own call is held here reaps nothing until it is answered
-// (timeout(1) reaps its child from its main loop, not from a handler): waiting for it to reap
-// would wait for ourselves. The reaper host reaps from its SIGCHLD handler, which runs while it
-// waits, and is never held in this sense.
-bool SignalLedger::held(pid_t pid) const {
-  return std::any_of(deferred_.begin(), deferred_.end(),
-                     [&](const Deferred& d) { return static_cast<pid_t>(d.call.pid) == pid; }) ||
-         std::any_of(after_return_.begin(), after_return_.end(),
-                     [&](const seccomp_notif& c) { return static_cast<pid_t>(c.pid) == pid; });
-}
-
 void SignalLedger::release_held_leftovers() {
   {
     const std::lock_guard lock(mutex_);
     if (!returned_) return;
   }
   // Each a signal call of the reaper's side, as take() found it.
-  for (const seccomp_notif& call : std::exchange(after_return_, {})) route(call, true);
-}
-
-bool SignalLedger::add_candidate(pid_t pid) {
-  // One candidate a process: a reaper that signals each of 5,000 members three times (SIGTERM,
-  // SIGCONT, SIGKILL) would otherwise hold 15,000 pidfds here, and the case ran out of fds.
-  if (std::any_of(candidates_.begin(), candidates_.end(), [pid](const Candidate& c) {
-        return c.pid == pid && !reaper::pidfd_exited(c.pidfd.get());
-      })) {
-    return false;
-  }
-  auto fd = reaper::pidfd_open(pid);
-  const auto p = reaper::ProcTable::read_one(pid, reaper::Detail::stat);
-  if (!fd || !p) return false;
-  candidates_.push_back({pid, p->sid, std::move(*fd)});
-  return true;
-}
-
-bool SignalLedger::race_pending() {
-  std::vector<pid_t> released;
-  bool pending = false;
-  {
-    const std::lock_guard lock(mutex_);
-    released.swap(released_);
-    pending = race_armed_ && std::all_of(race_triggers_.begin(), race_triggers_.end(),
-                                         [](const reaper::UniqueFd& fd) {
-                                           return reaper::pidfd_exited(fd.get());
-                                         });
-  }
-  for (pid_t pid : released) add_candidate(pid);
-  return pending;
-}
-
-bool SignalLedger::settle_step() {
-  if (race_pending()) return false;
-  for (bool grew = true; grew;) {
-    grew = false;
-    std::vector<Candidate> still;
-    std::vector<pid_t> dependants;
-    for (Candidate& c : candidates_) {
-      // A timer is not waited for: what it will do, a reaper racing it may meet or miss.
-      const Activity a =
-          activity(c.pid, c.pidfd.get(), census_, [this](pid_t pid) { return held(pid); });
-      if (a != Activity::settled && a != Activity::timed) {
-        still.push_back(std::move(c));
-      } else if (reaper::pidfd_exited(c.pidfd.get())) {
-        // A death may take others along (its terminal's hang-up): they are looked at in turn.
-        for (pid_t d : census_.dependants(c.pid, c.sid)) dependants.push_back(d);
-      }
-    }
-    candidates_ = std::move(still);
-    for (pid_t d : dependants) grew |= add_candidate(d);
-  }
-  // The race's triggers may have exited while the loop above looked at them: look again (which
-  // may add members the race released), or a call could pass between the race's window opening
-  // and its decoy being placed.
-  if (!candidates_.empty() || race_pending()) return false;
-  return candidates_.empty();
-}
-
-// Whether a pid the reaper names by number is still held depends on how fast the processes it
-// already killed die and are reaped. Letting every death under way finish before the call is
-// resolved takes the scheduler out of the answer: the call meets the world that the slowest
-// reaper would meet, every run.
-SignalRecord SignalLedger::resolve(const seccomp_notif& call) const {
-  return resolve_signal_call(call, census_);
+  for (Taken& taken : std::exchange(after_return_, {})) route(std::move(taken));
 }
 
 }  // namespace reapcheck

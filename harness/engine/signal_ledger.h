@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -17,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/engine/activity.h"
 #include "harness/engine/census.h"
 #include "harness/model/result.h"
 #include "harness/sandbox/kernel_signal_trace.h"
@@ -77,26 +79,33 @@ class SignalLedger {
     pid_t pid = 0;
     pid_t sid = 0;
     reaper::UniqueFd pidfd;
+    bool init = false;             // the init of a PID namespace below ours
+    Course course = Course::open;  // what the signals that reached it set it on
+  };
+
+  // A call taken from the listener, with its sender as the census told it then (asked once a
+  // call: the census may read the sender's /proc entry to say).
+  struct Taken {
+    seccomp_notif call;
+    Party sender;
   };
 
   // A call of the reaper's that names a pid or group by number, held until the world settles.
   struct Deferred {
-    seccomp_notif call;
+    Taken taken;
     Clock::time_point since;
   };
 
   void serve();
-  bool take(seccomp_notif& call);
-  bool from_reaper(pid_t sender) const;
+  bool take();
   // Whether `sender` acts for a reaper command that has exited: a leftover of the reaper's.
-  bool after_return(pid_t sender) const;
-  // A call to go through: at once, or, when it is a signal call of the reaper's side (`reapers`)
-  // that names a pid or group by number, once the world has settled.
-  void route(const seccomp_notif& call, bool reapers);
+  bool after_return(pid_t sender);
+  // A call to go through: at once, or, when it is a signal call of the reaper's side that names
+  // a pid or group by number, once the world has settled (or it is unaffected()).
+  void route(Taken taken);
   // Once the return is noted, the leftovers' held calls go their way (serving thread).
   void release_held_leftovers();
-  void answer(const seccomp_notif& call, bool unsettled);
-  SignalRecord resolve(const seccomp_notif& call) const;
+  void answer(const Taken& taken, bool unsettled);
   // One look at the candidates: those that have settled are dropped (with, for those that died,
   // the members their death may take along added in their place). True when none is left: what
   // the recorded calls set in motion is over — handlers run, deaths done, the dead reaped where
@@ -104,11 +113,17 @@ class SignalLedger {
   // slowest possible reaper would meet, so whether a pid is still held never depends on the
   // scheduler.
   bool settle_step();
+  // One candidate's activity; what it learns of the candidate's course is kept.
+  Activity look(Candidate& c);
+  // Whether `call`, one of the reaper's by number, meets the same world now as once what earlier
+  // calls set in motion is over: then it need not wait (signal_ledger_settle.cpp).
+  bool unaffected(const seccomp_notif& call);
   // The race is armed and its triggers have exited, but it has not been staged yet.
   bool race_pending();
   // Whether `pid`'s own signal call is held here: it reaps nothing until it is answered.
   bool held(pid_t pid) const;
-  bool add_candidate(pid_t pid);
+  // `pid` has been reached by `sig` (0: by none, a dependant): a candidate from now on.
+  bool add_candidate(pid_t pid, int sig = 0);
   // Reads the kernel's feed; false at its end. Births go to the census as they come.
   bool read_kernel();
   // Before a call of `sender`'s is judged, the kernel's fork events up to now are read, unless
@@ -143,7 +158,8 @@ class SignalLedger {
   // The serving thread's alone:
   std::vector<Candidate> candidates_;
   std::deque<Deferred> deferred_;
-  std::vector<seccomp_notif> after_return_;  // leftovers' calls, until release_after_return()
+  std::vector<Taken> after_return_;          // leftovers' calls, until release_after_return()
+  std::map<pid_t, reaper::UniqueFd> roots_;  // the reaper commands' pidfds, by pid
   bool returned_ = false;                    // under mutex_: release_after_return() was called
   std::thread thread_;
 };

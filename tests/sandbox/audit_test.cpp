@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -251,6 +252,56 @@ TEST(Activity, ARunnableProcessWithAFatalSignalPendingIsDying) {
   ::sched_setaffinity(0, sizeof own, &own);
   ASSERT_EQ(met, 1) << "no look in " << kAttempts << " attempts found the child runnable with "
                     << "SIGTERM pending";
+}
+
+// What the signal ledger notes of a process it lets a signal reach: SIGKILL sets it dying and
+// SIGSTOP stopping, for good; any other signal leaves its course open (a handler may run). A
+// traced process stops only if its tracer lets it, and an init takes neither signal from inside
+// its namespace: both open.
+TEST(Activity, TheBearingOfASignalIsWhereItSetsAProcessForGood) {
+  int ready[2];
+  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::setsid();
+    (void)!::write(ready[1], "x", 1);
+    wait_forever();
+  }
+  ASSERT_GT(child, 0);
+  ::close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);  // it leads a session of its own now
+  ::close(ready[0]);
+  for (const auto& [sig, course] :
+       {std::pair{SIGKILL, Course::dying}, std::pair{SIGSTOP, Course::stopping},
+        std::pair{SIGTERM, Course::open}, std::pair{SIGCONT, Course::open},
+        std::pair{0, Course::open}}) {
+    const auto b = bearing_of(child, sig);
+    ASSERT_TRUE(b) << sig;
+    EXPECT_EQ(b->course, course) << sig;
+    EXPECT_EQ(b->sid, child);
+    EXPECT_FALSE(b->init);
+  }
+  ASSERT_EQ(::ptrace(PTRACE_SEIZE, child, nullptr, nullptr), 0);
+  EXPECT_EQ(bearing_of(child, SIGSTOP)->course, Course::open);
+  EXPECT_EQ(bearing_of(child, SIGKILL)->course, Course::dying);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_FALSE(bearing_of(child, SIGKILL));  // gone
+
+  if (::geteuid() != 0) GTEST_SKIP() << "a PID namespace of the test's own needs root";
+  const pid_t init = static_cast<pid_t>(
+      ::syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, nullptr, nullptr, nullptr, 0));
+  if (init < 0) reaper::throw_sys("clone a PID namespace");
+  if (init == 0) wait_forever();
+  for (int sig : {SIGKILL, SIGSTOP}) {
+    const auto b = bearing_of(init, sig);
+    ASSERT_TRUE(b);
+    EXPECT_TRUE(b->init);
+    EXPECT_EQ(b->course, Course::open);
+  }
+  ::kill(init, SIGKILL);
+  ::waitpid(init, nullptr, 0);
 }
 
 // The negative controls: a SIGTERM pending that will not end the process (blocked, or the
