@@ -13,7 +13,6 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include "harness/engine/pid_namespace.h"
@@ -114,25 +113,17 @@ bool fatal_signal_pending(pid_t pid, char state, const std::string& status,
   return !reaper::cgroup_frozen(pid);
 }
 
-// One live thread of the process: a pending SIGKILL, PF_EXITING in the flags of its stat (the
-// ninth field, the seventh after the parenthesised comm), or a pending signal it will die of when
-// it next runs. A thread that has exited (Z, X) — the leader of a process whose other threads
-// run on — says nothing of the process.
-// `stat` is the thread's stat file, read already.
+// One live thread of the process: a pending SIGKILL, PF_EXITING in the flags of its stat, or a
+// pending signal it will die of when it next runs. A thread that has exited (Z, X) — the leader
+// of a process whose other threads run on — says nothing of the process. `stat` is the thread's
+// stat file, read already.
 bool thread_dying(pid_t pid, const std::string& task, const std::string& stat) {
-  const size_t close = stat.rfind(')');
-  if (close == std::string::npos) return false;
-  std::istringstream fields(stat.substr(close + 1));
-  std::string state, field;
-  fields >> state;
-  if (state == "Z" || state == "X") return false;  // exited: says nothing of the process
-  for (int i = 0; i < 6 && fields >> field; ++i) {
-  }
-  if ((std::strtoul(field.c_str(), nullptr, 10) & kPfExiting) != 0) return true;
+  const auto self = reaper::parse_stat(stat);
+  if (!self || self->state == 'Z' || self->state == 'X') return false;
+  if ((self->flags & kPfExiting) != 0) return true;
   const std::string status = reaper::read_file(task + "/status");
   const unsigned long long pending = mask_of(status, "\nSigPnd:") | mask_of(status, "\nShdPnd:");
-  return (pending & kSigkill) != 0 ||
-         fatal_signal_pending(pid, state.empty() ? '?' : state[0], status, pending);
+  return (pending & kSigkill) != 0 || fatal_signal_pending(pid, self->state, status, pending);
 }
 
 // A thread that has exited (Z, X): the leader of a process whose other threads run on.
@@ -223,6 +214,10 @@ std::optional<Bearing> bearing_of(pid_t pid, int sig) {
 
 bool lives_on(pid_t pid, int pidfd) {
   return !reaper::pidfd_exited(pidfd) && !dying(pid) && !reaper::pidfd_exited(pidfd);
+}
+
+bool exiting(pid_t pid, int pidfd) {
+  return reaper::pidfd_exited(pidfd) || own_threads_dying(pid) || reaper::pidfd_exited(pidfd);
 }
 
 bool lives_on(pid_t pid) {

@@ -189,28 +189,20 @@ std::vector<std::string> Census::exited_unbidden() const {
   return out;
 }
 
-namespace {
-
-// The rule of dependants(): a child of the one that died, or of the session it led.
-bool dependant(pid_t member, const auto& known, pid_t pid, pid_t sid) {
-  return member != pid && (known.ppid == pid || (pid == sid && known.sid == sid));
-}
-
-}  // namespace
-
 std::vector<pid_t> Census::dependants(pid_t pid, pid_t sid) const {
   const std::lock_guard lock(mutex_);
   std::vector<pid_t> out;
   for (const auto& [member, known] : members_) {
-    if (dependant(member, known, pid, sid)) out.push_back(member);
+    if (member != pid && taken_along(known.ppid, known.sid, pid, sid)) out.push_back(member);
   }
   return out;
 }
 
-bool Census::depends_on(pid_t member, pid_t pid, pid_t sid) const {
+std::optional<std::pair<pid_t, pid_t>> Census::origin(pid_t member) const {
   const std::lock_guard lock(mutex_);
   const auto it = members_.find(member);
-  return it != members_.end() && dependant(member, it->second, pid, sid);
+  if (it == members_.end()) return std::nullopt;
+  return std::pair{it->second.ppid, it->second.sid};
 }
 
 // A process the census was not told about is what its nearest known ancestor makes it: below a
@@ -219,7 +211,7 @@ bool Census::depends_on(pid_t member, pid_t pid, pid_t sid) const {
 // of the tree or a bystander by its session, and else the reaper's own (a kill command, its
 // helpers); but an orphan of PID 1 before the kill of an observed tree is the tree's.
 std::optional<Party> Census::by_ancestry(pid_t pid) const {
-  const auto self = ProcTable::read_one(pid, Detail::full);
+  const auto self = ProcTable::read_one(pid, Detail::argv);
   if (!self) return std::nullopt;
   const std::string name = name_of(*self);
   // Lineage first, where the kernel gave it: an observed tree's orphans are the tree's until the

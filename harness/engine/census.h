@@ -71,8 +71,9 @@ class Census {
   // The members a death of process `pid` (of session `sid`) may take along: its children, and,
   // when it led its session, the session (a hang-up when a terminal's owner dies).
   std::vector<pid_t> dependants(pid_t pid, pid_t sid) const;
-  // Whether `member` is one of them.
-  bool depends_on(pid_t member, pid_t pid, pid_t sid) const;
+  // The parent and session `member` had when it was registered; nothing for a process never
+  // registered as a member.
+  std::optional<std::pair<pid_t, pid_t>> origin(pid_t member) const;
 
  private:
   struct Known {
@@ -103,5 +104,11 @@ class Census {
   std::map<pid_t, Known> reapers_;
   std::map<pid_t, pid_t> births_;  // child → the process that forked it
 };
+
+// Whether a process of parent `ppid` and session `sid` is one the death of `dead` (of session
+// `dead_sid`) may take along: its child, or of the session it led (dependants()).
+constexpr bool taken_along(pid_t ppid, pid_t sid, pid_t dead, pid_t dead_sid) {
+  return ppid == dead || (dead == dead_sid && sid == dead_sid);
+}
 
 }  // namespace reapcheck

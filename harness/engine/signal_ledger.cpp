@@ -194,7 +194,7 @@ bool SignalLedger::after_return(pid_t sender) {
   }
   // Exited, reaped or not, or exiting: a helper woken by the end of a pipe the command held
   // acts while the command is still in its exit.
-  return !lives_on(*root, it->second.get());
+  return exiting(*root, it->second.get());
 }
 
 void SignalLedger::release_after_return() {

@@ -141,12 +141,12 @@ bool SignalLedger::unaffected(const seccomp_notif& call) {
   const std::optional<pid_t> pid = named_process(call);
   if (!pid) return false;
   const auto target = reaper::ProcTable::read_one(*pid, reaper::Detail::stat);
+  const auto registered = census_.origin(*pid);
   return std::none_of(candidates_.begin(), candidates_.end(), [&](const Candidate& c) {
     if (c.pid == *pid) return true;
     if (c.course != Course::dying) return false;
-    const bool leads_its_session = c.pid == c.sid && target && target->sid == c.sid;
-    return leads_its_session || (target && target->ppid == c.pid) ||
-           census_.depends_on(*pid, c.pid, c.sid);
+    return (target && taken_along(target->ppid, target->sid, c.pid, c.sid)) ||
+           (registered && taken_along(registered->first, registered->second, c.pid, c.sid));
   });
 }
 

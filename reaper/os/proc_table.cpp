@@ -43,8 +43,10 @@ std::optional<ProcInfo> read_pid_at(int proc_fd, const std::string& dir, Detail 
   if (!stat) return std::nullopt;
   ProcInfo info;
   static_cast<StatFields&>(info) = std::move(*stat);
-  if (detail == Detail::full) {
+  if (detail != Detail::stat) {
     if (auto cmdline = read_file_at(proc_fd, dir + "/cmdline")) info.argv = parse_cmdline(*cmdline);
+  }
+  if (detail == Detail::full) {
     char buf[4096];
     ssize_t n = ::readlinkat(proc_fd, (dir + "/cwd").c_str(), buf, sizeof buf);
     if (n > 0) info.cwd.assign(buf, static_cast<size_t>(n));
@@ -73,7 +75,7 @@ std::optional<StatFields> parse_stat(std::string_view text) {
   f.comm = std::string(text.substr(open + 1, close - open - 1));
 
   // Fields after the comm, numbered as in proc(5): 3 = state, 4 = ppid, 5 = pgrp,
-  // 6 = session, 20 = num_threads, 22 = starttime.
+  // 6 = session, 9 = flags, 20 = num_threads, 22 = starttime.
   std::string_view rest = text.substr(close + 1);
   int field = 2;
   size_t i = 0;
@@ -100,6 +102,9 @@ std::optional<StatFields> parse_stat(std::string_view text) {
         break;
       case 6:
         ok = parse_number(tok, f.sid);
+        break;
+      case 9:
+        ok = parse_number(tok, f.flags);
         break;
       case 20:
         ok = parse_number(tok, f.threads);

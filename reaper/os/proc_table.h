@@ -21,6 +21,7 @@ struct StatFields {
   pid_t ppid = 0;
   pid_t pgid = 0;
   pid_t sid = 0;
+  unsigned long flags = 0;       // the kernel's PF_* flags of the task (PF_EXITING: in its exit)
   long threads = 0;              // how many threads it has (0 when the kernel does not say)
   std::uint64_t start_time = 0;  // clock ticks after boot; with pid, names one process for good
 };
@@ -30,9 +31,9 @@ struct ProcInfo : StatFields {
   std::string cwd;                // empty when unreadable
 };
 
-// What to read per process. `stat` alone is what a reaper needs to walk a tree; `full` adds
-// argv and cwd for reports and for matching by command line.
-enum class Detail { stat, full };
+// What to read per process. `stat` alone is what a reaper needs to walk a tree; `argv` adds the
+// command line (a name for it); `full` adds the cwd too, for reports and for matching.
+enum class Detail { stat, argv, full };
 
 // Parses the text of /proc/<pid>/stat. The comm field may hold spaces and parentheses, so the
 // fields after it are found from the *last* ')'. Empty on malformed input.

@@ -22,6 +22,7 @@ TEST(ParseStat, ReadsTheFieldsAfterTheComm) {
   EXPECT_EQ(f->ppid, 7);
   EXPECT_EQ(f->pgid, 40);
   EXPECT_EQ(f->sid, 30);
+  EXPECT_EQ(f->flags, 4194560u);
   EXPECT_EQ(f->threads, 1);
   EXPECT_EQ(f->start_time, 123456u);
 }
