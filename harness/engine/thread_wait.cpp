@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "harness/engine/awaited_fds.h"
 #include "reaper/os/proc_table.h"
 #include "reaper/os/read_file.h"
 
@@ -160,8 +161,13 @@ Wait thread_wait(const std::string& task, const std::optional<double>& horizon) 
   }
   if (nr == -1) return Wait::forever;  // blocked outside any system call: stopped
 #if defined(__x86_64__)
-  if (const auto untimed = untimed_wait(nr)) return *untimed;
-  return timed_wait(task, nr, a, horizon);
+  const Wait wait = untimed_wait(nr).value_or(Wait::unknown);
+  const Wait blocked = wait == Wait::unknown ? timed_wait(task, nr, a, horizon) : wait;
+  if (blocked != Wait::forever && blocked != Wait::deadline) return blocked;
+  // A wait for descriptors one of which is ready already is over: the thread is about to run.
+  const pid_t pid = static_cast<pid_t>(std::strtol(
+      std::filesystem::path(task).parent_path().parent_path().filename().c_str(), nullptr, 10));
+  return awaited_ready(pid, tid_of(task), nr, a) ? Wait::running : blocked;
 #else
   return Wait::unknown;
 #endif

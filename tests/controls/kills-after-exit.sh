@@ -7,8 +7,10 @@
 . "$(dirname "$0")/../../fixtures/reapers/guard.sh"
 command=$PPID
 # The helper polls, as such helpers do: the harness's verdict must not rest on when it wakes.
-# (A helper blocked on the command's pidfd instead was judged idle for good in 1 case of 40:
-# a gap of the audit's, noted in the closing note of stop 41.)
+# (A helper that opened the command's pidfd itself, once started, and waited on it gave a leak in
+# 1 case of 40: it had started after the command exited, found no process to open and gave up —
+# a leak indeed. Opened before the command exits, such a helper is late in 120 of 120; one whose
+# wakeup has not run yet reads as running: awaited_fds.h.)
 {
   while kill -0 "$command" 2>/dev/null; do sleep 0.01; done
   kill -KILL -"$2"
