@@ -40,6 +40,19 @@ case "$what" in
     # (grep reads whole outputs: with pipefail, grep -q leaving early would fail the writer)
     grep -q "\"file\": \"$work/moved/share/reapcheck/scenarios/" <<<"$("$work/moved/bin/reapcheck" list --json)"
     check "it reads the scenarios installed beside it" $?
+    # docs/gate.md's "Anywhere else": the gate with an installed reapcheck, `exec:...` filled in
+    # with a kill of the agent's group (enough for these two scenarios) and with a reaper that
+    # kills nothing (a failed gate).
+    gate() {  # gate REAPER OUT
+      (cd "$work" && "$work/moved/bin/reapcheck" run --scenario plain-child \
+        --scenario grandchildren --reaper "$1" --expect-pass --out "$2" >"$work/gate.log" 2>&1)
+    }
+    gate 'exec:kill -KILL -{pgid}' reapcheck-report &&
+      [ -s "$work/reapcheck-report/results.json" ] && [ -s "$work/reapcheck-report/junit.xml" ]
+    check "reapcheck run --reaper 'exec:...' --expect-pass --out reapcheck-report passes a correct reaper" $?
+    gate 'exec:true' failed-report
+    [ $? -eq 1 ] && grep -q "plain-child" "$work/failed-report/junit.xml"
+    check "and fails one that kills nothing (exit 1), the report written all the same" $?
     if [ -d "$src/fixtures/node/vite-app/node_modules" ] && command -v npm >/dev/null; then
       (cd / && "$work/moved/bin/reapcheck" run --scenario vite-dev-server --reaper cgroup \
         >"$work/out" 2>&1) || sed 's/^/  /' "$work/out"
