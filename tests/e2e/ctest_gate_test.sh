@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# docs/gate.md's "Through CTest": -DREAPCHECK_GATE registers each scenario as <scenario>/gate
+# (label gate) against that reaper, expecting pass; ctest --output-junit writes what it ran.
+#   ctest_gate_test.sh BUILD_DIR SOURCE_DIR
+# A second build tree is configured as the doc says. Its build step would compile the same
+# programs as BUILD_DIR's: they are linked in from there instead (bin/ and share/), so the test
+# takes seconds, not a build. A correct reaper (a kill of the agent's group) passes two scenarios
+# that only need that; a reaper that kills nothing fails them.
+set -uo pipefail
+build=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+check() {  # check NAME STATUS
+  if [ "$2" -eq 0 ]; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi
+}
+generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$build/CMakeCache.txt")
+
+gate_tree() {  # gate_tree DIR REAPER: configured with the gate, the built programs linked in
+  cmake -S "$src" -B "$1" -G "$generator" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DREAPCHECK_GATE="$2" >"$work/configure.log" 2>&1 || { sed 's/^/  /' "$work/configure.log"; return 1; }
+  rm -rf "${1:?}/bin" "${1:?}/share"
+  ln -s "$build/bin" "$1/bin" && ln -s "$build/share" "$1/share"
+}
+
+one_gate() {  # one_gate DIR: the doc's ctest line, on two scenarios
+  (cd "$1" && ctest -L gate -R '^(plain-child|grandchildren)/gate$' --output-junit junit.xml \
+    >"$work/ctest.log" 2>&1)
+}
+
+gate_tree "$work/good" 'exec:kill -KILL -{pgid}'
+check "cmake -DREAPCHECK_GATE='exec:...' configures" $?
+listed=$(cd "$work/good" && ctest -N -L gate)
+grep -q "plain-child/gate" <<<"$listed" && grep -q "grandchildren/gate" <<<"$listed"
+check "each scenario is the test <scenario>/gate, label gate" $?
+one_gate "$work/good" || sed 's/^/  /' "$work/ctest.log"
+check "ctest -L gate passes a correct reaper" $?
+junit=$(cat "$work/good/junit.xml")
+grep -q 'testcase name="plain-child/gate"' <<<"$junit" &&
+  grep -q 'testcase name="grandchildren/gate"' <<<"$junit" && grep -q 'failures="0"' <<<"$junit"
+check "and --output-junit writes both (with matrix/clean, which removes the tracing instance)" $?
+
+gate_tree "$work/bad" 'exec:true'
+one_gate "$work/bad"
+[ $? -ne 0 ] && grep -q 'failures="2"' "$work/bad/junit.xml"
+check "ctest -L gate fails a reaper that kills nothing, both tests" $?
+exit "$fail"
