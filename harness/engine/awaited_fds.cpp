@@ -32,12 +32,8 @@ bool read_memory(pid_t tid, unsigned long long address, void* into, size_t size)
 std::vector<pollfd> awaited(pid_t tid, long nr, const unsigned long long (&a)[6]) {
   const int first = static_cast<int>(a[0]);
   switch (nr) {
-    case 0:    // read
+    case 0:    // read (accept and recv wait on sockets, which are not polled here)
     case 19:   // readv
-    case 43:   // accept
-    case 288:  // accept4
-    case 45:   // recvfrom
-    case 47:   // recvmsg
     case 232:  // epoll_wait: an epoll descriptor polls readable while an item is ready
     case 281:  // epoll_pwait
     case 441:  // epoll_pwait2
@@ -74,13 +70,15 @@ std::vector<pollfd> awaited(pid_t tid, long nr, const unsigned long long (&a)[6]
   }
 }
 
-// The link of the process's descriptor `fd` names a signalfd: polled from here, it would tell
-// of this process's signals, not of the owner's.
-bool signalfd(pid_t pid, int fd) {
+// Whether the process's descriptor `fd` is one not to poll from here: a signalfd (it would tell
+// of this process's signals, not of the owner's), or a socket (a copy held here, however briefly,
+// keeps a listening port bound past its owner's death and makes this process its holder).
+bool not_polled_here(pid_t pid, int fd) {
   std::array<char, 64> link{};
   const std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
   const ssize_t n = ::readlink(path.c_str(), link.data(), link.size() - 1);
-  return n > 0 && std::string(link.data(), static_cast<size_t>(n)) == "anon_inode:[signalfd]";
+  const std::string target(link.data(), n > 0 ? static_cast<size_t>(n) : 0);
+  return target.empty() || target == "anon_inode:[signalfd]" || target.rfind("socket:", 0) == 0;
 }
 
 }  // namespace
@@ -91,7 +89,7 @@ bool awaited_ready(pid_t pid, pid_t tid, long nr, const unsigned long long (&arg
   const auto owner = reaper::pidfd_open(pid);
   if (!owner) return false;
   return std::any_of(fds.begin(), fds.end(), [&](const pollfd& p) {
-    if (p.fd < 0 || signalfd(pid, p.fd)) return false;
+    if (p.fd < 0 || not_polled_here(pid, p.fd)) return false;
     const reaper::UniqueFd copy(
         static_cast<int>(::syscall(SYS_pidfd_getfd, owner->get(), p.fd, 0)));
     if (!copy) return false;

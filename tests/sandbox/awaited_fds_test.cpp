@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -149,6 +150,24 @@ TEST(AwaitedFds, AReadOfAPipeIsOverOnceItHasDataOrNoWriterLeft) {
   EXPECT_TRUE(awaited_ready(holder, holder, SYS_read, read_call));
   end(holder);
   ::close(p[0]);
+}
+
+// A socket is never copied here, ready or not: a copy would hold a listening port a moment past
+// its owner's death, and make the harness its holder.
+TEST(AwaitedFds, ASocketIsNotPolledFromHere) {
+  int s[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, s), 0);
+  const pid_t holder = ::fork();
+  if (holder == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  ASSERT_EQ(::write(s[1], "x", 1), 1);  // s[0] is readable: a read of it would end
+  const unsigned long long read_call[6] = {static_cast<unsigned long long>(s[0]), 0, 1};
+  EXPECT_FALSE(awaited_ready(holder, holder, SYS_read, read_call));
+  end(holder);
+  ::close(s[0]);
+  ::close(s[1]);
 }
 
 // Through thread_wait(): a wait that is over is no wait, whatever its timeout.
