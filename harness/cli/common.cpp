@@ -19,6 +19,7 @@
 #include "harness/engine/case.h"
 #include "harness/model/reaper_name.h"
 #include "harness/model/toml_reader.h"
+#include "harness/sandbox/host_view.h"
 #include "harness/support/version.h"
 
 namespace reapcheck {
@@ -114,6 +115,12 @@ std::vector<Scenario> select_scenarios(const ScenarioSet& set,
     out.push_back(*s);
   }
   return out;
+}
+
+void require_usable_host() {
+  if (std::string why = host_view_refusal(); !why.empty()) {
+    throw UsageError(why + "; nothing was run");
+  }
 }
 
 std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, bool presets,

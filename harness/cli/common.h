@@ -52,6 +52,10 @@ void note_broken(const ScenarioSet& set);
 std::vector<Scenario> select_scenarios(const ScenarioSet& set,
                                        const std::vector<std::string>& wanted);
 
+// Throws UsageError when no case can run on this host (host_view_refusal()): once, before the
+// first case, rather than a setup-error in each.
+void require_usable_host();
+
 // The reapers named, checked (all built-ins when `wanted` is empty), then every preset when
 // `presets`. "@FILE" names a reaper written in FILE: ids such as exec:CMD may hold characters
 // that a build system or a shell would mangle on the way to the command line. An exec:/supervise:

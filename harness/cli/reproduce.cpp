@@ -191,6 +191,7 @@ int reproduce(const GlobalArgs& global, const ReproduceArgs& args) {
   if (auto missing = missing_interpreters(scenarios, global.layout); !missing.empty()) {
     throw UsageError(missing);
   }
+  if (!args.no_sandbox) require_usable_host();
   CaseOptions options = args.base.options(global);
   args.timing.apply_to(options);
   const ScenarioNotes notes =

@@ -65,6 +65,7 @@ MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
   if (auto missing = missing_interpreters(plan.scenarios, global.layout); !missing.empty()) {
     throw UsageError(missing);
   }
+  require_usable_host();
   plan.expectations = set.expectations;
   plan.expect_pass = args.expect_pass;
   plan.repeat = args.repeat;

@@ -101,7 +101,16 @@ void make_writable(const fs::path& path, unsigned flags = 0) {
 
 }  // namespace
 
+std::string host_view_refusal(const fs::path& root) {
+  if (others_may_enter(root)) return {};
+  return root.string() +
+         " lets only its owner in (no search permission for others): the case, which runs as an "
+         "id of its own, could reach no file; give it that permission (chmod o+x " +
+         root.string() + ")";
+}
+
 void prepare_host_view(const HostView& view) {
+  if (const std::string why = host_view_refusal(); !why.empty()) throw std::runtime_error(why);
   check(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), "make / private");
 
   // Taken first: a project under /tmp is hidden once the private tmpfs covers it.

@@ -25,6 +25,12 @@ struct HostView {
   SandboxIds ids;      // who owns the scratch tmpfs
 };
 
+// Why no case's view of the host can be built here, or empty: `root` lets only its owner in.
+// The case runs as an id of its own, so it could reach no file, and nothing can cover the root
+// itself the way a closed folder further down is covered. Checked before the first case, and by
+// prepare_host_view().
+std::string host_view_refusal(const std::filesystem::path& root = "/");
+
 // In the calling process's (fresh, unshared) mount namespace, one checked step after another:
 // private propagation; the host's /tmp, /var/tmp, /dev/shm and /run replaced by empty tmpfs (no
 // host file or Unix socket under them stays reachable) with `visible` and `shared` put back; the

@@ -17,6 +17,7 @@
 
 #include "harness/sandbox/case_cgroup.h"
 #include "harness/sandbox/cgroup_area.h"
+#include "harness/sandbox/host_view.h"
 #include "harness/sandbox/pids_group.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/sandbox/sandbox_ids.h"
@@ -49,6 +50,23 @@ int in_child(const std::function<int()>& op) {
   int status = 0;
   ::waitpid(p, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A root that lets only its owner in would leave the case, which runs as an id of its own, no
+// file to reach, and the root cannot be covered as a closed folder below it is: refused with what
+// to do, before any case (here on a folder standing in for /).
+TEST(Confinement, ARootClosedToOthersIsRefusedWithWhatToDo) {
+  char dir_template[] = "/tmp/reapcheck-root-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template), nullptr);
+  const fs::path root = dir_template;
+  ASSERT_EQ(::chmod(root.c_str(), 0700), 0);
+  const std::string why = host_view_refusal(root);
+  EXPECT_NE(why.find("lets only its owner in"), std::string::npos) << why;
+  EXPECT_NE(why.find("chmod o+x " + root.string()), std::string::npos) << why;
+  ASSERT_EQ(::chmod(root.c_str(), 0711), 0);
+  EXPECT_EQ(host_view_refusal(root), "");
+  fs::remove(root);
+  EXPECT_EQ(host_view_refusal(), "");  // this host's own /
 }
 
 TEST(Confinement, RootIsAnUnprivilegedHostId) {
