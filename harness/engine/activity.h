@@ -76,9 +76,10 @@ bool lives_on(pid_t pid, int pidfd);
 // it is gone.
 bool lives_on(pid_t pid);
 
-// The process `pidfd` holds has exited, or one of its own threads is dying: lives_on() without
-// the look at the namespaces around it, for a process of ours (the reaper's command, which the
-// signal ledger asks after at each call of its helpers).
+// The process `pidfd` holds has exited, or one of its own threads is dying: the contrary of
+// lives_on(), less its look at the namespaces around the process, for a process of the case's
+// own namespace (the reaper's command, which the signal ledger asks after at each call of its
+// helpers).
 bool exiting(pid_t pid, int pidfd);
 
 }  // namespace reapcheck
