@@ -4,10 +4,9 @@
 # (the reaper host). The helper shares the tree's session and its parent is gone by then: only
 # the kernel's fork events show it is the supervisor's, so its signal counts (issue 41).
 . "$(dirname "$0")/../../fixtures/reapers/guard.sh"
-caller=$PPID
-supervisor=$$
-# The helper polls, as such helpers do: the harness's verdict must not rest on when it wakes.
-sh -c "while kill -0 $supervisor 2>/dev/null; do sleep 0.02; done; kill -USR1 $caller" &
+# The helper waits on the supervisor's pidfd, taken before the supervisor goes on: it wakes when
+# the supervisor has exited, never before, whatever the machine's speed.
+perl "$(dirname "$0")/after-exit.pl" $$ USR1 "$PPID"
 "$@" &
 agent=$!
 trap 'kill -KILL $agent; exit 0' TERM
