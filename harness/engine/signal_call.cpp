@@ -269,8 +269,11 @@ std::optional<pid_t> named_process(const seccomp_notif& call) {
   const long nr = call.data.nr;
   const auto id = static_cast<pid_t>(static_cast<int>(call.data.args[0]));
   if (id <= 0 || !is_signal_call(nr) || nr == SYS_pidfd_send_signal) return std::nullopt;
-  const pid_t ours = in_our_namespace(static_cast<pid_t>(call.pid), id, "NSpid");
-  const pid_t pid = nr == SYS_tkill ? thread_group_of(ours) : ours;
+  // A sender in a namespace of its own writes ids that only a scan of /proc translates: too much
+  // for a look made at every call, and such a call takes the settled path anyway.
+  const ino_t theirs = pid_namespace_of(static_cast<pid_t>(call.pid));
+  if (theirs != 0 && theirs != own_pid_namespace()) return std::nullopt;
+  const pid_t pid = nr == SYS_tkill ? thread_group_of(id) : id;
   return pid > 0 ? std::optional(pid) : std::nullopt;
 }
 

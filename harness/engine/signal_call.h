@@ -20,8 +20,8 @@ namespace reapcheck {
 bool is_signal_call(long nr);
 
 // The one process a signal call by number names (kill or rt_sigqueueinfo of a pid, a thread
-// kill), as a pid of this namespace; nothing for a group, every process or a pidfd, nor for an id
-// that nothing holds in a PID namespace of the sender's own.
+// kill); nothing for a group, every process or a pidfd, nor for a sender in a PID namespace of
+// its own (whose ids only a scan of /proc would translate).
 std::optional<pid_t> named_process(const seccomp_notif& call);
 
 // `call`, made by `sender` (signal_sender()), resolved by `census`: the target as written, what
