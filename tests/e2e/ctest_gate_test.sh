@@ -9,12 +9,9 @@
 set -uo pipefail
 build=$1
 src=$2
+. "$(dirname "$0")/failures.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fail=0
-check() {  # check NAME STATUS
-  if [ "$2" -eq 0 ]; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi
-}
 generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$build/CMakeCache.txt")
 
 gate_tree() {  # gate_tree DIR REAPER: configured with the gate, the built programs linked in
@@ -29,20 +26,19 @@ one_gate() {  # one_gate DIR: the doc's ctest line, on two scenarios
     >"$work/ctest.log" 2>&1)
 }
 
-gate_tree "$work/good" 'exec:kill -KILL -{pgid}'
-check "cmake -DREAPCHECK_GATE='exec:...' configures" $?
+gate_tree "$work/good" 'exec:kill -KILL -{pgid}' || fail "cmake -DREAPCHECK_GATE='exec:...' configures"
 listed=$(cd "$work/good" && ctest -N -L gate)
-grep -q "plain-child/gate" <<<"$listed" && grep -q "grandchildren/gate" <<<"$listed"
-check "each scenario is the test <scenario>/gate, label gate" $?
-one_gate "$work/good" || sed 's/^/  /' "$work/ctest.log"
-check "ctest -L gate passes a correct reaper" $?
+{ grep -q "plain-child/gate" <<<"$listed" && grep -q "grandchildren/gate" <<<"$listed"; } ||
+  fail "each scenario is the test <scenario>/gate, label gate"
+one_gate "$work/good" || { sed 's/^/  /' "$work/ctest.log"; fail "ctest -L gate passes a correct reaper"; }
 junit=$(cat "$work/good/junit.xml")
-grep -q 'testcase name="plain-child/gate"' <<<"$junit" &&
-  grep -q 'testcase name="grandchildren/gate"' <<<"$junit" && grep -q 'failures="0"' <<<"$junit"
-check "and --output-junit writes both (with matrix/clean, which removes the tracing instance)" $?
+{ grep -q 'testcase name="plain-child/gate"' <<<"$junit" &&
+  grep -q 'testcase name="grandchildren/gate"' <<<"$junit" && grep -q 'failures="0"' <<<"$junit"; } ||
+  fail "--output-junit writes both (with matrix/clean, which removes the tracing instance)"
 
-gate_tree "$work/bad" 'exec:true'
-one_gate "$work/bad"
-[ $? -ne 0 ] && grep -q 'failures="2"' "$work/bad/junit.xml"
-check "ctest -L gate fails a reaper that kills nothing, both tests" $?
-exit "$fail"
+gate_tree "$work/bad" 'exec:true' || fail "cmake configures the second gate"
+if one_gate "$work/bad" || ! grep -q 'failures="2"' "$work/bad/junit.xml"; then
+  fail "ctest -L gate fails a reaper that kills nothing, both tests"
+fi
+echo "ctest-gate: $failures failed"
+[ "$failures" -eq 0 ]
