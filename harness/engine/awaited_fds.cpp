@@ -3,7 +3,6 @@
 #include <poll.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/engine/thread_wait.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/unique_fd.h"
 
@@ -20,13 +20,6 @@ namespace {
 // How many descriptors of one poll() or select() are looked at; a wait on more is not judged.
 constexpr unsigned long kMaxPolled = 64;
 constexpr unsigned long kMaxSelected = FD_SETSIZE;
-
-// `size` bytes at `address` in the thread's memory, read while it is blocked in its call.
-bool read_memory(pid_t tid, unsigned long long address, void* into, size_t size) {
-  iovec local{into, size};
-  iovec remote{reinterpret_cast<void*>(address), size};  // NOLINT: an address in another process
-  return ::process_vm_readv(tid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size);
-}
 
 // The descriptors a call waits on, with the events it waits for; empty when it cannot be told.
 std::vector<pollfd> awaited(pid_t tid, long nr, const unsigned long long (&a)[6]) {
@@ -44,7 +37,7 @@ std::vector<pollfd> awaited(pid_t tid, long nr, const unsigned long long (&a)[6]
     case 271: {  // ppoll
       if (a[1] == 0 || a[1] > kMaxPolled) return {};
       std::vector<pollfd> fds(a[1]);
-      if (!read_memory(tid, a[0], fds.data(), fds.size() * sizeof(pollfd))) return {};
+      if (!read_thread_memory(tid, a[0], fds.data(), fds.size() * sizeof(pollfd))) return {};
       return fds;
     }
     case 23:     // select
@@ -58,7 +51,7 @@ std::vector<pollfd> awaited(pid_t tid, long nr, const unsigned long long (&a)[6]
         FD_ZERO(&bits);
         const size_t bytes = (n + 63) / 64 * 8;  // whole longs, as the kernel reads them
         if (a[1 + set] == 0) continue;
-        if (!read_memory(tid, a[1 + set], &bits, bytes)) return {};
+        if (!read_thread_memory(tid, a[1 + set], &bits, bytes)) return {};
         for (int fd = 0; fd < static_cast<int>(n); ++fd) {
           if (FD_ISSET(fd, &bits)) fds.push_back({fd, events[set], 0});
         }

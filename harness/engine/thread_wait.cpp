@@ -20,6 +20,12 @@ pid_t tid_of(const std::string& task) {
       std::strtol(std::filesystem::path(task).filename().c_str(), nullptr, 10));
 }
 
+bool read_thread_memory(pid_t tid, unsigned long long address, void* into, size_t size) {
+  iovec local{into, size};
+  iovec remote{reinterpret_cast<void*>(address), size};  // NOLINT: an address in another process
+  return ::process_vm_readv(tid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size);
+}
+
 // The time on `clock`, in ms.
 double now_ms(clockid_t clock) {
   timespec t{};
@@ -55,15 +61,12 @@ struct TimeoutForm {
 std::optional<double> pointed_end(const std::string& task, unsigned long long address,
                                   TimeoutForm form) {
   long long value[2] = {};
-  iovec local{value, sizeof value};
-  iovec remote{reinterpret_cast<void*>(address), sizeof value};  // NOLINT: a remote address
   if (form.absolute_on && *form.absolute_on != CLOCK_MONOTONIC &&
       *form.absolute_on != CLOCK_BOOTTIME) {
     return std::nullopt;
   }
-  if (::process_vm_readv(tid_of(task), &local, 1, &remote, 1, 0) !=
-          static_cast<ssize_t>(sizeof value) ||
-      value[0] < 0 || value[1] < 0) {
+  if (!read_thread_memory(tid_of(task), address, value, sizeof value) || value[0] < 0 ||
+      value[1] < 0) {
     return std::nullopt;
   }
   const double ms = static_cast<double>(value[0]) * 1e3 +

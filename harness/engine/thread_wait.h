@@ -5,6 +5,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -23,6 +24,10 @@ enum class Wait {
 // The wait of the thread at `task` (/proc/<pid>/task/<tid>); `horizon`, in ms of CLOCK_BOOTTIME,
 // is where the caller's watch ends.
 Wait thread_wait(const std::string& task, const std::optional<double>& horizon);
+
+// `size` bytes at `address` in the memory of thread `tid`, read while it is blocked in its call
+// (what the call points at: a timeout, a poll set); false when they cannot all be read.
+bool read_thread_memory(pid_t tid, unsigned long long address, void* into, size_t size);
 
 // The thread id of /proc/<pid>/task/<tid>.
 pid_t tid_of(const std::string& task);
