@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "harness/engine/signal_filter.h"
+#include "harness/support/process_title.h"
 #include "harness/model/text.h"
 #include "harness/sandbox/init_reaping.h"
 #include "harness/support/cpu_time.h"
@@ -87,6 +88,7 @@ CpuTime cpu_time() {
 
 [[noreturn]] void host_main(const HostPlan& plan, int command_fd, int reply_fd, int handover) {
   init::reset_in_child();
+  set_process_title("reapcheck reaper host");
   apply_environment(plan);
   try {
     if (plan.ledger) send_listener(handover, install_signal_filter());

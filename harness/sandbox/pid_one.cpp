@@ -18,6 +18,7 @@
 #include "harness/sandbox/case_cgroup.h"
 #include "harness/sandbox/sandbox_ids.h"
 #include "harness/support/interrupt.h"
+#include "harness/support/process_title.h"
 #include "harness/support/write_all.h"
 #include "reaper/os/sys_error.h"
 #include "reaper/os/unique_fd.h"
@@ -109,6 +110,7 @@ void run_pid_one(const SandboxBody& body, int go_fd, int out_fd) {
   if (::read(go_fd, &go, 1) != 1) ::_exit(1);
   std::string result;
   try {
+    set_process_title("reapcheck case runner");
     enter(go_fd);
     const std::string request = read_request(go_fd);
     ::close(go_fd);
