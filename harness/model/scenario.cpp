@@ -14,6 +14,14 @@
 namespace reapcheck {
 namespace {
 
+// A project's own command meets a process naming its folder, as `reproduce` and a scenario file
+// alike run it: the tool that kills by command line or working folder finds it there.
+void add_lookalike(Scenario& s) {
+  if (s.agent && s.agent->observed() && s.agent->lookalike) {
+    s.bystanders.push_back({BystanderKind::lookalike, {}});
+  }
+}
+
 // Signals a member may ignore or exit on. SIGKILL and SIGSTOP cannot be caught, and SIGCHLD
 // would change how the member reaps, so none of those is accepted.
 const std::set<std::string, std::less<>> kCatchable = {
@@ -304,12 +312,18 @@ class Reader : public TomlReader {
   }
 
   CommandAgent command_agent(const toml::table& t) const {
-    only_keys(t, {"command", "package", "members", "ports", "escapes", "dir", "ready"}, "[agent]");
+    only_keys(t, {"command", "package", "members", "ports", "escapes", "dir", "ready", "lookalike"},
+              "[agent]");
     CommandAgent a;
     a.command = strings_at(t, "command");
     if (a.command.empty())
       fail(t.source(), "[agent] needs 'command', the program and its arguments");
     if (t.contains("dir")) return observed_agent(t, std::move(a));
+    if (t.contains("lookalike")) {
+      fail(t.get("lookalike")->source(),
+           "'lookalike' goes with 'dir' (a project's own command); a package's scenario declares "
+           "a [[bystanders]] lookalike instead");
+    }
     if (t.contains("ready")) {
       fail(t.get("ready")->source(),
            "[agent.ready] is for a project's own command (with 'dir'): a package's members "
@@ -356,6 +370,7 @@ class Reader : public TomlReader {
       if (!r->is_table()) fail(r->source(), "[agent.ready] is a table: port, log or after_ms");
       a.ready = agent_ready(*r->as_table());
     }
+    a.lookalike = bool_at(t, "lookalike", true);
     return a;
   }
 
@@ -506,6 +521,11 @@ class Reader : public TomlReader {
     s.setup = case_setup(root, s);
     for (const toml::table* entry : tables_at(root, "bystanders")) {
       s.bystanders.push_back(bystander(*entry, s.tree));
+      if (s.bystanders.back().kind == BystanderKind::lookalike && s.agent && s.agent->observed()) {
+        fail(entry->source(),
+             "a project's own command ([agent] with 'dir') has a lookalike already: remove this "
+             "entry (or say lookalike = false in [agent] to run without one)");
+      }
       if (s.bystanders.back().is_race() &&
           std::count_if(s.bystanders.begin(), s.bystanders.end(),
                         [](const BystanderSpec& x) { return x.is_race(); }) > 1) {
@@ -515,6 +535,7 @@ class Reader : public TomlReader {
     if (s.race() != nullptr && s.setup.request != CaseSetup::Request::reaper) {
       fail(root.source(), "a race is staged while the reaper works: it needs request = \"reaper\"");
     }
+    add_lookalike(s);
     if (!s.held_roles().empty() && s.race() == nullptr) {
       fail(root.source(),
            "'hold' members wait for a race: add a recycled-pid or recycled-pgid bystander");
@@ -552,8 +573,7 @@ Scenario command_scenario(std::vector<std::string> command, const std::filesyste
   s.agent->dir = dir;
   s.agent->ready = std::move(ready);
   s.tree.role = "agent";
-  // A tool that kills by command line meets a process naming the project's folder.
-  s.bystanders.push_back({BystanderKind::lookalike, {}});
+  add_lookalike(s);
   return s;
 }
 

@@ -103,6 +103,9 @@ struct CommandAgent {
   // A member role → how it leaves the agent's reach, in the words of its package ("spawned by
   // server.js with detached: true, which calls setsid()"): what `reproduce` tells a developer.
   std::vector<std::pair<std::string, std::string>> escapes;
+  // For an observed agent: a lookalike bystander naming `dir` stands beside it (`lookalike =
+  // false` in [agent] leaves it out).
+  bool lookalike = true;
 
   bool observed() const { return !dir.empty(); }
 };

@@ -3,7 +3,7 @@
 # observation (the projects in tests/projects/ hold no reapcheck code), in the project's folder
 # seen copy-on-write. Each part asserts the verdict per reaper, that the folder is byte-for-byte
 # as it was, and that nothing the run started is left on the host.
-#   own_tree_test.sh BUILD_BIN_DIR SOURCE_DIR node|vite|python|edges|input|gate
+#   own_tree_test.sh BUILD_BIN_DIR SOURCE_DIR node|vite|python|edges|input|gate|paths
 set -uo pipefail
 bin=$(cd "$1" && pwd)/reapcheck
 src=$(cd "$2" && pwd)
@@ -212,6 +212,36 @@ case "$what" in
     [ "$rc" -eq 1 ] || { cat "$work/out"; fail "gate with exec:true: exit $rc, expected 1"; }
     grep -q '"verdict": "leak"' "$work/none/results.json" || fail "exec:true's gate is not a leak"
     [ "$(state "$dir")" = "$before" ] || fail "$dir changed under run"
+    nothing_left "$dir"
+    ;;
+  paths)
+    # A reaper that finds the tree by path (the second seed's pgrep -f <worktree>) meets the
+    # project's folder in the look-alike's argv and the watcher's, never in reapcheck's own
+    # processes: the same verdict whether the folder is given absolute or relative, under
+    # reproduce and in the gate, and no signal to the case runner or the reaper host.
+    dir=$(project node-watcher)
+    no_harness_hit() {  # FILE
+      ! grep -qE 'harness (case runner|reaper host)|(case runner|reaper host) got' "$1" ||
+        fail "a harness process was signalled (its argv carried the folder): $(grep -m3 -E 'case runner|reaper host' "$1")"
+    }
+    for form in "$dir" "$(realpath --relative-to="$work" "$dir")"; do
+      (cd "$work" && "$bin" reproduce --color never --dir "$form" --reaper cmdline \
+        --ready-port 4173 -- npm run dev) >"$work/out" 2>&1
+      expect_verdict "$work/out" cmdline bystander-hit
+      expect_in "$work/out" "lookalike got SIGKILL from cmdline"
+      no_harness_hit "$work/out"
+      ! grep -q '^  node watcher.js (pid' "$work/out" || fail "--dir $form: the watcher, which cmdline kills, survived"
+    done
+    nothing_left "$dir"
+    for form in "$dir/.reapcheck/" .reapcheck/; do
+      rm -rf "$work/gate"
+      (cd "$dir" && "$bin" run --color never --scenarios "$form" --reaper cmdline \
+        --out "$work/gate") >"$work/out" 2>&1
+      grep -q '"verdict": "bystander-hit"' "$work/gate/results.json" ||
+        fail "gate --scenarios $form: cmdline is not a bystander-hit: $(grep -m1 verdict "$work/gate/results.json")"
+      grep -q 'bystander lookalike' "$work/out" || fail "gate --scenarios $form: no lookalike hit"
+      no_harness_hit "$work/out"
+    done
     nothing_left "$dir"
     ;;
   *)

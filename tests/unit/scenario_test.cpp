@@ -382,6 +382,22 @@ log = "ready in [0-9]+ ms"
   EXPECT_EQ(s.member_count(), 0) << "its members are found, not declared";
 }
 
+// The gate and `reproduce` test the same thing: a project's own command meets a process naming
+// its folder in both, unless its scenario file says otherwise.
+TEST(Scenario, AProjectsOwnCommandHasALookalikeBesideItAsUnderReproduce) {
+  const std::string head = "description = \"d\"\n[agent]\ncommand = [\"x\"]\ndir = \".\"\n";
+  EXPECT_TRUE(parse_scenario(head, "/srv/app/x.toml").has_bystander(BystanderKind::lookalike));
+  EXPECT_TRUE(command_scenario({"x"}, "/srv/app", {}).has_bystander(BystanderKind::lookalike));
+  const Scenario without = parse_scenario(head + "lookalike = false\n", "/srv/app/x.toml");
+  EXPECT_FALSE(without.has_bystander(BystanderKind::lookalike));
+  EXPECT_NE(error_of(head + "[[bystanders]]\nkind = \"lookalike\"\n").find("has a lookalike already"),
+            std::string::npos);
+  EXPECT_NE(error_of("description = \"d\"\n[agent]\ncommand = [\"x\"]\npackage = \"p\"\n"
+                     "members = [\"a\"]\nlookalike = false\n")
+                .find("'lookalike' goes with 'dir'"),
+            std::string::npos);
+}
+
 TEST(Scenario, AProjectsOwnCommandTakesNoDeclaredMembersAndOneReadyCondition) {
   const std::string head = "description = \"d\"\n[agent]\ncommand = [\"x\"]\n";
   EXPECT_NE(error_of(head + "dir = \".\"\nmembers = [\"a\"]\n").find("found by observation"),
