@@ -62,12 +62,18 @@ void keep_senders_namespace(pid_t sender, std::vector<Party>& reached) {
   });
 }
 
-// Everything `reached` holds is `sender`'s own exited child, not yet reaped: ids it keeps taken.
+// Everything `reached` holds is a zombie whose id cannot be freed while the call is made: the
+// sender's own exited child, which only the sender's wait() reaps, or the child of a parent that
+// is stopped or traced (the reaper's SIGSTOP, a ptrace stop), which reaps nothing until a signal
+// makes it run again. A second SIGKILL to such a member is no pid-reuse race.
 bool pinned_by(pid_t sender, const std::vector<Party>& reached) {
   return !reached.empty() && std::all_of(reached.begin(), reached.end(), [&](const Party& p) {
     if (p.alive) return false;
     const auto self = reaper::ProcTable::read_one(p.pid, reaper::Detail::stat);
-    return self && self->ppid == sender;
+    if (!self) return false;
+    if (self->ppid == sender) return true;
+    const auto parent = reaper::ProcTable::read_one(self->ppid, reaper::Detail::stat);
+    return parent && (parent->state == 'T' || parent->state == 't');
   });
 }
 
@@ -75,6 +81,14 @@ bool pinned_by(pid_t sender, const std::vector<Party>& reached) {
 pid_t thread_group_of(pid_t tid) {
   const std::string tgid = reaper::status_field(tid, "Tgid");
   return tgid.empty() ? 0 : static_cast<pid_t>(std::strtol(tgid.c_str(), nullptr, 10));
+}
+
+// The process kill() reaches through `id`: a thread's id names its whole thread group (kill(2)
+// of a thread id signals the process, as of its leader's id); an id with no thread there (a
+// zombie's, or nothing's) names what the census registered under it.
+pid_t process_of(pid_t id) {
+  const pid_t group = thread_group_of(id);
+  return group > 0 ? group : id;
 }
 
 // What a pidfd_send_signal() named: "pidfd of pid 7", "/proc directory of a reaped process".
@@ -104,7 +118,7 @@ int resolve_kill(const Call& c, SignalRecord& r) {
   const pid_t target = c.id(0);
   if (target > 0) {
     r.target = fmt::format("pid {}", target);
-    c.reach(r, in_our_namespace(c.sender(), target, "NSpid"));
+    c.reach(r, process_of(in_our_namespace(c.sender(), target, "NSpid")));
   } else if (target == 0) {
     r.target = "its own group";
     if (auto self = reaper::ProcTable::read_one(c.sender(), reaper::Detail::stat)) {
@@ -273,7 +287,7 @@ std::optional<pid_t> named_process(const seccomp_notif& call) {
   // for a look made at every call, and such a call takes the settled path anyway.
   const ino_t theirs = pid_namespace_of(static_cast<pid_t>(call.pid));
   if (theirs != 0 && theirs != own_pid_namespace()) return std::nullopt;
-  const pid_t pid = nr == SYS_tkill ? thread_group_of(id) : id;
+  const pid_t pid = nr == SYS_tkill ? thread_group_of(id) : process_of(id);
   return pid > 0 ? std::optional(pid) : std::nullopt;
 }
 

@@ -151,6 +151,24 @@ case $name in
     rule "!grep { \$_->{result} =~ /still under way/ } @{ \$c->{signals} }" \
       "no call held to the ledger's bound: a zombie whose parent is stopped is settled"
     ;;
+  kills-zombies-twice)
+    # Correct: its second SIGKILL to each member reaches a zombie whose parent it keeps stopped,
+    # an id that cannot be reused; judged stray, a correct reaper failed.
+    passes=(plain-child grandchildren)
+    rule "!($stray)" "no signal is stray: a zombie under a stopped parent still holds its id"
+    rule "grep { \$_->{pinned} } @{ \$c->{signals} }" \
+      "the ledger saw the second SIGKILLs, to zombies, and took them as pinned"
+    ;;
+  kills-thread-ids)
+    # Correct: kill() of a thread id signals its whole process. Taken for a dead id (pidfd_open
+    # of a thread id fails), each was stray and its member unreached.
+    passes=(plain-child grandchildren thread-forked-child)
+    rule "!($stray)" "no signal is stray: a thread's id names its live process"
+    rule "\$c->{scenario} ne 'thread-forked-child' || grep { \$_->{target} =~ /^pid (\\d+)\$/ &&
+      grep { \$_->{pid} != \$1 && \$_->{kind} eq 'member' && \$_->{alive} } @{ \$_->{reached} } }
+      @{ \$c->{signals} }" \
+      "a kill of a thread's id (not its leader's) reached its live member"
+    ;;
   pidns-helper)
     # Correct: its kill(-1) is sent in a PID namespace of the helper's own, where it reaches
     # nothing of the case; resolved as reaching the whole sandbox, it was taken for a
