@@ -6,33 +6,14 @@
 # The agent, whose parent (the reaper host) reaps it, is killed once. Guarded: it runs only
 # inside a reapcheck sandbox.
 . "$(dirname "$0")/../../fixtures/reapers/guard.sh"
-exec python3 - "$1" <<'PY'
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(dirname "$0") exec python3 - "$1" <<'PY'
 import os, select, signal, sys
+
+from stopped_tree import stop_tree
 
 agent = int(sys.argv[1])
 
-def children(pid):
-    found = []
-    try:
-        for task in os.listdir("/proc/%d/task" % pid):
-            with open("/proc/%d/task/%s/children" % (pid, task)) as f:
-                found += [int(c) for c in f.read().split()]
-    except OSError:
-        pass  # gone meanwhile
-    return found
-
-# Parents before children, again until a pass finds nothing new (a stopped process forks nothing).
-order = []
-while True:
-    new = [agent] if not order else [c for p in order for c in children(p) if c not in order]
-    if not new:
-        break
-    for p in new:
-        try:
-            os.kill(p, signal.SIGSTOP)
-            order.append(p)
-        except ProcessLookupError:
-            pass
+order = stop_tree(agent)
 
 for p in reversed(order):
     if p == agent:

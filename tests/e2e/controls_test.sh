@@ -80,11 +80,15 @@ case $name in
       "late where the whole tree dies after the return"
     ;;
   sigterm-only)
-    shows=(sigterm-ignorer leader-exits-first sigterm-ignorer-in-group blocked-sigterm)
+    # npm-dev-server: its watcher left the group; npm forwards the SIGTERM to its shell.
+    shows=(sigterm-ignorer leader-exits-first sigterm-ignorer-in-group blocked-sigterm
+      npm-dev-server)
     # Its SIGTERM does end a tree that does not ignore it.
     passes=(plain-child)
     rule "\$c->{scenario} eq 'plain-child' || \$c->{verdict} eq 'leak'" \
-      "leak wherever a member ignores SIGTERM"
+      "leak wherever a member ignores SIGTERM or left the group"
+    rule "!grep { \$_->{sender}{kind} eq 'reaper' && \$_->{sender}{role} =~ /npm/ } @{ \$c->{signals} }" \
+      "npm's own kill() of its shell is the tree's (the agent's), never the reaper's"
     ;;
   stale-snapshot)
     shows=(plain-child grandchildren pid-reuse)
@@ -150,6 +154,13 @@ case $name in
     passes=(grandchildren deep-chain wide-tree fork-storm node-detached)
     rule "!grep { \$_->{result} =~ /still under way/ } @{ \$c->{signals} }" \
       "no call held to the ledger's bound: a zombie whose parent is stopped is settled"
+    ;;
+  stops-agent)
+    # The agent of a package's scenario (npm run dev) is a member like a fixture's: left
+    # stopped, it survived. Taken for the reaper's own process, it passed.
+    shows=(plain-child npm-dev-server vite-dev-server)
+    rule "\$c->{verdict} eq 'leak' && grep { \$_->{role} eq 'agent' } @{ \$c->{survivors} }" \
+      "leak, the stopped agent among the survivors"
     ;;
   kills-zombies-twice)
     # Correct: its second SIGKILL to each member reaches a zombie whose parent it keeps stopped,

@@ -107,6 +107,21 @@ std::optional<Member> take_announcement(CaseContext& ctx, const Announcements::M
   return Member{ours, a->role, fd ? std::move(*fd) : reaper::UniqueFd()};
 }
 
+// A package's command (`npm run dev`) is the agent the reaper is asked to kill, whatever roles
+// its processes announce: a member from the start, so that what runs below it (its shell, the
+// servers that announce themselves) is the tree's, and so are its own kill() calls, never the
+// reaper's. Left stopped or alive, it is a survivor like any member.
+Member hold_command_agent(CaseContext& ctx, pid_t spawned) {
+  const pid_t agent = ctx.reaper.supervises ? await_child(ctx, spawned) : spawned;
+  auto fd = ctx.processes->hold(agent);
+  if (!fd) {
+    setup_failed(fmt::format("the agent (pid {}) exited before its members announced themselves{}",
+                             agent, ctx.log_tail()));
+  }
+  ctx.census.add_member(agent, "agent", fd->get());
+  return Member{agent, "agent", std::move(*fd)};
+}
+
 // A fixture's tree: the members it announces, each once.
 std::vector<Member> collect_members(CaseContext& ctx) {
   std::vector<Member> members;
@@ -152,7 +167,15 @@ Tree build_tree(CaseContext& ctx, const Spawned& spawned) {
   Tree tree;
   tree.spawned = spawned.agent;
   ctx.census.claim_orphans_until_kill(ctx.observed());
-  tree.members = ctx.observed() ? observe_members(ctx, spawned.agent) : collect_members(ctx);
+  if (ctx.observed()) {
+    tree.members = observe_members(ctx, spawned.agent);
+  } else if (ctx.scenario.agent) {
+    Member agent = hold_command_agent(ctx, spawned.agent);
+    tree.members = collect_members(ctx);
+    tree.members.insert(tree.members.begin(), std::move(agent));
+  } else {
+    tree.members = collect_members(ctx);
+  }
   await_final_states(ctx, tree.members);
   ctx.bystander_watch->await_begun(ctx.setup_deadline);
   if (ctx.reaper.supervises) register_supervisor(ctx, spawned.agent, tree.members);
