@@ -25,6 +25,7 @@ class SignalEvidence {
 
   // SignalLedger's, each.
   virtual bool reaper_reached(pid_t pid) const = 0;
+  virtual bool reached_or_kernel(pid_t pid) const = 0;
   virtual std::vector<std::string> gone_before_the_reaper() const = 0;
   virtual bool sync_kernel(Clock::time_point deadline) = 0;
   virtual uint64_t kernel_lost() const = 0;
@@ -37,6 +38,7 @@ class LedgerEvidence final : public SignalEvidence {
   explicit LedgerEvidence(SignalLedger& ledger) : ledger_(ledger) {}
 
   bool reaper_reached(pid_t pid) const override { return ledger_.reaper_reached(pid); }
+  bool reached_or_kernel(pid_t pid) const override { return ledger_.reached_or_kernel(pid); }
   std::vector<std::string> gone_before_the_reaper() const override {
     return ledger_.gone_before_the_reaper();
   }

@@ -211,13 +211,22 @@ std::vector<std::string> SignalLedger::gone_before_the_reaper() const {
   return gone_before_;
 }
 
-bool SignalLedger::reaper_reached(pid_t pid) const {
+bool SignalLedger::reached(pid_t pid, bool or_kernel) const {
   const std::lock_guard lock(mutex_);
-  return std::any_of(records_.begin(), records_.end(), [pid](const auto& entry) {
+  return std::any_of(records_.begin(), records_.end(), [&](const auto& entry) {
     const SignalRecord& r = entry.second;
-    return r.counts() && std::any_of(r.reached.begin(), r.reached.end(),
-                                     [pid](const Party& p) { return p.pid == pid; });
+    return (r.counts() || (or_kernel && r.kernel)) &&
+           std::any_of(r.reached.begin(), r.reached.end(),
+                       [pid](const Party& p) { return p.pid == pid; });
   });
+}
+
+bool SignalLedger::reaper_reached(pid_t pid) const {
+  return reached(pid, false);
+}
+
+bool SignalLedger::reached_or_kernel(pid_t pid) const {
+  return reached(pid, true);
 }
 
 void SignalLedger::answer(const Taken& taken, bool unsettled) {

@@ -58,6 +58,9 @@ class SignalLedger {
   // Whether a real signal of the reaper's side has reached `pid` so far: a supervisor acts on
   // the agent's exit (dumb-init signals the agent's group) before any kill is requested.
   bool reaper_reached(pid_t pid) const;
+  // The same, or a signal the kernel generated reached it, whoever's act set it off: a PID
+  // namespace's end SIGKILLs what is left in it, in the context of its init.
+  bool reached_or_kernel(pid_t pid) const;
 
   // The reaper has returned and the members then alive are noted. Until now, a signal call made
   // by a leftover of the reaper's — a process whose reaper command (or supervisor) had exited
@@ -74,6 +77,7 @@ class SignalLedger {
   void race_staged(const std::vector<pid_t>& released);
 
  private:
+  bool reached(pid_t pid, bool or_kernel) const;
   // A process a recorded call reached, which that call may have set dying.
   struct Candidate {
     pid_t pid = 0;

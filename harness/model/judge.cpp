@@ -86,9 +86,15 @@ std::string late_reason(const Observations& seen) {
   if (!seen.late.empty()) {
     std::vector<std::string> who;
     for (const auto& l : seen.late) {
-      who.push_back(l.died_after_ms >= 0 ? fmt::format("{} died {:.0f} ms after",
-                                                       describe(l.process), l.died_after_ms)
-                                         : describe(l.process));
+      if (l.on_its_own) {
+        who.push_back(fmt::format("{} exited by itself before the return, never signalled by the "
+                                  "reaper (a slower machine ends it after)",
+                                  describe(l.process)));
+      } else {
+        who.push_back(l.died_after_ms >= 0 ? fmt::format("{} died {:.0f} ms after",
+                                                         describe(l.process), l.died_after_ms)
+                                           : describe(l.process));
+      }
     }
     parts.push_back(
         fmt::format("{} member(s) alive and not dying when the reaper reported done: {}",

@@ -145,10 +145,14 @@ struct SignalRecord {
   std::string summary(size_t argv_width = std::string::npos, std::string_view reaper = {}) const;
 };
 
-// A member that was alive, and not dying, when the reaper reported done.
+// A member that was alive, and not dying, when the reaper reported done; or one that had exited
+// by itself before then, never signalled by the reaper (`on_its_own`): it ended of what the
+// reaper did to others (its child died, its shell exited), and whether that came before the
+// return or after it is the scheduler's choice, so it is judged as the slower order would be.
 struct LateMember {
   ProcessRecord process;
   double died_after_ms = -1;  // after the reaper returned; -1: it did not die within the settle
+  bool on_its_own = false;
 };
 
 // Why a case never reached the kill, when it did not.

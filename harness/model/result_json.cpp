@@ -193,12 +193,13 @@ void from_json(const nlohmann::json& j, SignalRecord& r) {
 }
 
 void to_json(nlohmann::json& j, const LateMember& l) {
-  j = {{"process", l.process}, {"died_after_ms", l.died_after_ms}};
+  j = {{"process", l.process}, {"died_after_ms", l.died_after_ms}, {"on_its_own", l.on_its_own}};
 }
 
 void from_json(const nlohmann::json& j, LateMember& l) {
   j.at("process").get_to(l.process);
   l.died_after_ms = j.value("died_after_ms", -1.0);
+  l.on_its_own = j.value("on_its_own", false);
 }
 
 void to_json(nlohmann::json& j, const CaseObservation& c) {

@@ -250,6 +250,7 @@ class FakeBystanders final : public BystanderWatch {
 class FakeLedger final : public SignalEvidence {
  public:
   bool reaper_reached(pid_t pid) const override { return reached.count(pid) != 0; }
+  bool reached_or_kernel(pid_t pid) const override { return reached.count(pid) != 0; }
   std::vector<std::string> gone_before_the_reaper() const override { return gone_before; }
   bool sync_kernel(Clock::time_point /*deadline*/) override {
     if (calls != nullptr) calls->push_back("ledger synced");

@@ -1,5 +1,6 @@
 #include "harness/engine/stages/audit.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -61,6 +62,42 @@ std::vector<std::pair<ProcessRecord, int>> late_members(const CaseContext& ctx,
   return out;
 }
 
+// Members that had ended, or were ending, by the reaper's return though no signal reached them
+// from the reaper's side nor from the kernel: npm run dev exits once the server the reaper killed
+// has gone. Whether that comes before the return is the scheduler's choice, so such a member
+// counts as late wherever it ended: the reaper never made sure it died. Only those that exited
+// (exited_on_its_own() keeps them once their status is known): one killed by a signal the ledger
+// did not resolve (a PID namespace's end, whose targets are gone before they are looked up) died
+// of an act under way. Only where the ledger sees the kernel's signals: without its feed, a
+// cgroup.kill reaches members unrecorded.
+std::vector<const Member*> ended_unreached(const CaseContext& ctx,
+                                           const std::vector<Member>& members) {
+  std::vector<const Member*> out;
+  if (!ctx.signal_evidence || !ctx.kernel_signals_seen) return out;
+  const std::vector<std::string> held = ctx.scenario.held_roles();
+  for (const Member& m : members) {
+    if (std::find(held.begin(), held.end(), m.role) != held.end()) continue;
+    // Dead, or dying: late_members() takes the rest.
+    if (!m.pidfd || ctx.processes->lives_on(m.pid, m.pidfd.get())) continue;
+    if (!ctx.signal_evidence->reached_or_kernel(m.pid)) out.push_back(&m);
+  }
+  return out;
+}
+
+// Of those, the ones that exited, as their records before the kill.
+std::vector<ProcessRecord> exited_on_its_own(const std::vector<const Member*>& ended,
+                                             const std::vector<ProcessRecord>& records) {
+  std::vector<ProcessRecord> out;
+  for (const Member* m : ended) {
+    const auto status = reaper::pidfd_exit_status(m->pidfd.get());
+    if (!status || !WIFEXITED(*status)) continue;
+    for (const auto& r : records) {
+      if (r.pid == m->pid) out.push_back(r);
+    }
+  }
+  return out;
+}
+
 // Who is still alive once the reaper is done, and which bystanders it touched.
 void watch_until_certain(CaseContext& ctx, Tree& tree, const Kill& kill, const LeftRunning& left,
                          Findings& out) {
@@ -104,7 +141,11 @@ Findings audit_tree(CaseContext& ctx, Tree& tree, const Kill& kill) {
   LeftRunning left = reaper_processes(ctx);
   out.reaper_left_running = std::move(left.records);
   std::vector<std::pair<ProcessRecord, int>> late;
-  if (ctx.reported_done()) late = late_members(ctx, tree.members);
+  std::vector<const Member*> ended;
+  if (ctx.reported_done()) {
+    late = late_members(ctx, tree.members);
+    ended = ended_unreached(ctx, tree.members);
+  }
   if (ctx.signal_evidence) ctx.signal_evidence->release_after_return();
   if (ctx.reported_done()) {
     out.rebind_failures = rebind_ports(ctx.ports, kill.returned + ctx.options.settle);
@@ -116,6 +157,9 @@ Findings audit_tree(CaseContext& ctx, Tree& tree, const Kill& kill) {
                                             tree.deaths.died_at(slot) - kill.returned)
                                             .count()
                                       : -1});
+  }
+  for (ProcessRecord& process : exited_on_its_own(ended, tree.records)) {
+    out.late.push_back({std::move(process), -1, true});
   }
   return out;
 }

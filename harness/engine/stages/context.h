@@ -102,6 +102,9 @@ struct CaseContext {
       [](const HostPlan& plan) { return std::make_unique<ReaperHost>(plan); };
   Announcements* announcements = nullptr;           // the readiness channel
   std::unique_ptr<SignalEvidence> signal_evidence;  // the ledger's; none without a ledger
+  // Whether the ledger also records the signals the kernel generates (cgroup.kill, a PID
+  // namespace's end): only then does "no signal of the reaper's reached it" hold for every death.
+  bool kernel_signals_seen = false;
 };
 
 }  // namespace reapcheck

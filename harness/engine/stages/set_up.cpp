@@ -129,6 +129,7 @@ std::vector<std::string> start_ledger(CaseContext& ctx) {
             ")"};
   }
   ctx.ledger.emplace(std::move(*fd), ctx.census, &ctx.hold_clock, std::get<KernelSignalFeed>(feed));
+  ctx.kernel_signals_seen = true;
   return {};
 }
 
