@@ -120,9 +120,11 @@ std::vector<std::string> late_lines(const CaseResult& c) {
   std::vector<std::string> out;
   for (const auto& l : c.late) {
     out.push_back(fmt::format("{} (pid {}): {}", l.process.role, l.process.pid,
-                              l.died_after_ms >= 0
+                              l.on_its_own ? std::string("exited by itself before the return, "
+                                                         "never signalled by the reaper")
+                              : l.died_after_ms >= 0
                                   ? fmt::format("died {:.0f} ms later", l.died_after_ms)
-                                  : std::string("still alive at the settle deadline")));
+                                  : std::string("still alive at the settle bound (--settle)")));
   }
   return out;
 }

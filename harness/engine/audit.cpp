@@ -91,6 +91,27 @@ std::set<pid_t> alive_where(const std::vector<const std::vector<Member>*>& group
   return out;
 }
 
+// The live members that are dying (a fatal signal pending, exiting) or busy (running, or about
+// to: activity.h) now: at the settle bound these are waited for, since whether they end in the
+// next moment is the machine's load, not the reaper's doing (a server shutting down gracefully
+// after the reaper's SIGTERM, npm exiting as its script's server dies). The rest, idle for good,
+// outlived the reaper.
+std::set<pid_t> under_way(const std::vector<const std::vector<Member>*>& groups,
+                          const Census& census, const AuditScope& scope,
+                          Clock::time_point horizon) {
+  std::set<pid_t> out;
+  for (const auto* group : groups) {
+    for (const Member& m : *group) {
+      if (!alive(m)) continue;
+      if (!scope.processes->lives_on(m.pid, m.pidfd.get()) ||
+          scope.processes->activity(m.pid, m.pidfd.get(), census, horizon) != Activity::settled) {
+        out.insert(m.pid);
+      }
+    }
+  }
+  return out;
+}
+
 // The parents of the zombies in the sandbox now: a shell of the reaper's in wait4() for a child
 // that has just exited is about to wake and go on to what it waited to do, though it still reads
 // as waiting for good.
@@ -150,8 +171,9 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
   const auto start = Clock::now();
   const auto deadline = start + scope.settle;
   // A member already dying when `settle` has passed (SIGKILL pending, or exiting) is the
-  // kernel's to finish: it is waited for a while longer rather than called a survivor, which on
-  // a loaded machine a 1,000-process namespace teardown would make a matter of load.
+  // kernel's to finish, and one still busy may be about to end: each is waited for a while
+  // longer rather than called a survivor, which on a loaded machine a 1,000-process namespace
+  // teardown, or a server's graceful shutdown, would make a matter of load.
   const auto dying_deadline = deadline + scope.dying_bound;
   std::set<pid_t> known;  // every pid already tracked, announced or found by a scan
   for (const Member& m : members) known.insert(m.pid);
@@ -159,7 +181,8 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
   std::vector<Member> leftovers;  // the reaper's, found by a scan
   const std::vector<const std::vector<Member>*> groups = {&members, &unannounced};
   std::optional<reaper::ProcTable> at_bound;  // the sandbox when `settle` passed, if it did
-  std::set<pid_t> outlived;  // members then alive and not dying: survivors, whatever comes after
+  std::set<pid_t> outlived;  // members then alive, idle, not dying: survivors, whatever comes after
+  bool result_bound_hit = false;  // the wait for the dying and busy ended at its bound
   // Each look that finds something still under way waits for a death a little longer, up to
   // 16 ms; a death wakes it at once.
   auto backoff = std::chrono::milliseconds(1);
@@ -173,17 +196,26 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
     }
     const auto now = Clock::now();
     const bool past_bound = now >= deadline;
-    if (past_bound && (now >= dying_deadline || alive_where(groups, true, scope).empty())) break;
+    const std::set<pid_t> pending =
+        past_bound ? under_way(groups, census, scope, dying_deadline) : std::set<pid_t>{};
+    if (past_bound && (now >= dying_deadline || pending.empty())) {
+      if (now >= dying_deadline) result_bound_hit = !pending.empty();
+      break;
+    }
     if (past_bound && !at_bound) {
-      // Who outlived `settle` is decided now: what dies while the dying finish changes nothing.
+      // Who outlived `settle` is decided now, of those idle for good: what dies while the dying
+      // and the busy finish changes nothing. A busy one that goes idle instead survives too.
       at_bound = scope.processes->table(reaper::Detail::full);
-      outlived = alive_where(groups, false, scope);
+      for (pid_t pid : alive_where(groups, false, scope)) {
+        if (pending.count(pid) == 0) outlived.insert(pid);
+      }
     }
     watch.wait(std::min(now < deadline ? deadline : dying_deadline, now + backoff));
     backoff = std::min(std::chrono::milliseconds(16), backoff * 2);
   }
 
   AuditResult result;
+  result.busy_at_bound = result_bound_hit;
   result.watched_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   const reaper::ProcTable table = scope.processes->table(reaper::Detail::full);
   for (const auto* group : groups) {

@@ -33,10 +33,13 @@ struct AuditResult {
   std::vector<ProcessRecord> survivors;
   double all_dead_ms = -1;  // from `since` to the last death; -1 when something survived
   double watched_ms = 0;    // from the start of the audit until its outcome was certain
+  // Members still dying or busy when `settle` plus `dying_bound` had passed: the survivors'
+  // message names the bound (--settle) that ended the wait.
+  bool busy_at_bound = false;
 };
 
-// How much longer than `settle` a member that is dying by then is waited for.
-inline constexpr std::chrono::milliseconds kDyingBound{10000};
+// How much longer than `settle` a member that is dying, or busy, by then is waited for.
+inline constexpr std::chrono::seconds kDyingBound{kDyingBoundSeconds};
 
 // What the audit knows besides the members.
 struct AuditScope {
@@ -63,9 +66,10 @@ struct AuditScope {
 // one that is dying or busy (activity.h) is waited for; one that is alive, idle and not dying
 // will not die by itself — once every process of the tree is so, and none of the reaper's is
 // left running, nothing more can happen and the audit ends, with no further wait. `settle` bounds
-// the whole, except for members dying when it passes: they are waited for up to `dying_bound`
-// more, and the audit ends when none is left dying. Who survives is decided when `settle`
-// passes: a member then alive and not dying is a survivor even if it dies meanwhile. Processes the
+// the whole, except for members dying or busy when it passes: they are waited for up to
+// `dying_bound` more, and the audit ends when none is left dying or busy. Who survives is decided
+// when `settle` passes: a member then alive, idle and not dying is a survivor even if it dies
+// meanwhile; a busy one that goes idle rather than die survives too. Processes the
 // tree started without announcing them (found in the sandbox's /proc, outside `outside`) are of the
 // tree too. A process is dead when its pidfd says its whole thread group has exited, not when /proc
 // shows its leader as Z.

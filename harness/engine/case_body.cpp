@@ -68,6 +68,7 @@ void run_stages(CaseContext& ctx, CaseObservation& r) {
   r.survivors = std::move(found.survivors);
   r.all_dead_ms = found.all_dead_ms;
   r.watched_ms = found.watched_ms;
+  r.busy_at_bound = found.busy_at_bound;
   r.bystanders_hit = std::move(found.bystanders_hit);
   phases.mark("audit");
 

@@ -34,7 +34,13 @@ std::string leak_reason(const Observations& seen) {
             ? fmt::format("alive and idle {:.0f} ms after it returned, with nothing left that "
                           "could end them",
                           seen.watched_ms)
-            : fmt::format("still alive {} ms after it returned", seen.settle_ms),
+        : seen.busy_at_bound
+            ? fmt::format("still running or dying {:.0f} ms after it returned, when the wait "
+                          "for them ended: --settle {} and {} s more",
+                          seen.watched_ms, seen.settle_ms, kDyingBoundSeconds)
+            : fmt::format("alive and idle at the settle bound, {} ms after it returned "
+                          "(--settle)",
+                          seen.settle_ms),
         fmt::join(who, "; ")));
   }
   return fmt::format("{}", fmt::join(parts, "; "));

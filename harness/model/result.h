@@ -172,6 +172,9 @@ struct ReaperOutcome {
 };
 
 // Everything a case observed: the only input to its verdict.
+// How much longer than the settle period a member dying or busy when it ends is waited for.
+inline constexpr int kDyingBoundSeconds = 10;
+
 struct Observations {
   std::optional<Blocker> blocked;  // set when the case never reached the kill
   ReaperOutcome reaper_outcome;
@@ -190,6 +193,8 @@ struct Observations {
   std::optional<RaceRecord> race;
   int settle_ms = 0;        // the longest members were watched after the reaper returned
   double watched_ms = 0;    // how long they were: until nothing more could happen
+  // Some were still dying or busy when the wait for them ended (settle_ms and 10 s more).
+  bool busy_at_bound = false;
   double all_dead_ms = -1;  // kill request until the last member died; -1 if some never did
 };
 

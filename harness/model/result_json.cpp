@@ -222,6 +222,7 @@ void to_json(nlohmann::json& j, const CaseObservation& c) {
        {"race", c.race ? nlohmann::json(*c.race) : nlohmann::json(nullptr)},
        {"settle_ms", c.settle_ms},
        {"watched_ms", c.watched_ms},
+       {"busy_at_bound", c.busy_at_bound},
        {"timings_ms",
         {{"tree", c.tree_ms},
          {"kill", c.kill_ms},
@@ -271,6 +272,7 @@ void from_json(const nlohmann::json& j, CaseObservation& c) {
   if (j.contains("race") && !j["race"].is_null()) c.race = j["race"].get<RaceRecord>();
   c.settle_ms = j.value("settle_ms", 0);
   c.watched_ms = j.value("watched_ms", 0.0);
+  c.busy_at_bound = j.value("busy_at_bound", false);
   const auto& t = j.at("timings_ms");
   t.at("kill").get_to(c.kill_ms);
   t.at("all_dead").get_to(c.all_dead_ms);

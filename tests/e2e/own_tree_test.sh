@@ -3,7 +3,7 @@
 # observation (the projects in tests/projects/ hold no reapcheck code), in the project's folder
 # seen copy-on-write. Each part asserts the verdict per reaper, that the folder is byte-for-byte
 # as it was, and that nothing the run started is left on the host.
-#   own_tree_test.sh BUILD_BIN_DIR SOURCE_DIR node|vite|python|edges|input|gate|paths
+#   own_tree_test.sh BUILD_BIN_DIR SOURCE_DIR node|vite|python|edges|input|gate|paths|graceful
 set -uo pipefail
 bin=$(cd "$1" && pwd)/reapcheck
 src=$(cd "$2" && pwd)
@@ -213,6 +213,24 @@ case "$what" in
     grep -q '"verdict": "leak"' "$work/none/results.json" || fail "exec:true's gate is not a leak"
     [ "$(state "$dir")" = "$before" ] || fail "$dir changed under run"
     nothing_left "$dir"
+    ;;
+  graceful)
+    # A server whose shutdown after SIGTERM keeps it busy 1.5 s, past the 1 s settle period (as
+    # gunicorn's master takes 0.6-0.8 s, more under load): still running at the bound, it is
+    # waited for and dies, so a reaper that sends SIGTERM and returns is late, never a leak by
+    # the machine's load; the same server idle after SIGTERM is a leak that names --settle.
+    dir=$(project node-watcher)
+    reproduce "$dir" --reaper 'exec:kill -TERM {pid}' --ready-log ready -- perl -e '
+      $| = 1;
+      $SIG{TERM} = sub { my $end = time + 1.5; 1 while time < $end; exit 0 };
+      print "ready\n";
+      sleep 600 while 1;'
+    expect_in "$work/out" "your-command × exec:kill -TERM {pid}: late — agent (pid"
+    expect_in "$work/out" "alive when the reaper returned, died"
+    reproduce "$dir" --reaper 'exec:kill -TERM {pid}' --ready-log ready -- perl -e '
+      $| = 1; $SIG{TERM} = "IGNORE"; print "ready\n"; sleep 600 while 1;'
+    expect_in "$work/out" "your-command × exec:kill -TERM {pid}: leak — agent (pid"
+    expect_in "$work/out" "still alive at the settle bound (--settle)"
     ;;
   paths)
     # A reaper that finds the tree by path (the second seed's pgrep -f <worktree>) meets the

@@ -48,7 +48,18 @@ void outcome_rows(std::vector<Row>& out) {
   leak.survivors = {process(5, "escaped")};
   leak.all_dead_ms = -1;
   out.push_back({"a survivor", leak, Verdict::leak,
-                 "still alive 1000 ms after it returned): escaped (pid 5"});
+                 "alive and idle at the settle bound, 1000 ms after it returned (--settle)): "
+                 "escaped (pid 5"});
+  Observations busy = leak;
+  busy.busy_at_bound = true;
+  busy.watched_ms = 11000;
+  out.push_back({"a survivor still busy when the wait ended", busy, Verdict::leak,
+                 "still running or dying 11000 ms after it returned, when the wait for them "
+                 "ended: --settle 1000 and 10 s more"});
+  Observations unsignalled = clean();
+  unsignalled.late = {{process(7, "agent"), -1, true}};
+  out.push_back({"a member that ended by itself before the return, never signalled", unsignalled,
+                 Verdict::late, "exited by itself before the return, never signalled"});
 
   Observations idle = leak;
   idle.watched_ms = 3;

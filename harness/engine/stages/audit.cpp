@@ -122,6 +122,7 @@ void watch_until_certain(CaseContext& ctx, Tree& tree, const Kill& kill, const L
   out.survivors = std::move(audited.survivors);
   out.all_dead_ms = audited.all_dead_ms;
   out.watched_ms = audited.watched_ms;
+  out.busy_at_bound = audited.busy_at_bound;
   ctx.bystander_watch->settle(Clock::now() + ctx.options.settle);
   out.bystanders_hit = ctx.bystander_watch->hits();
   ctx.placement.end_survivors(out.survivors, sessions);

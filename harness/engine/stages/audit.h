@@ -19,6 +19,7 @@ struct Findings {
   std::vector<ProcessRecord> survivors;
   double all_dead_ms = -1;
   double watched_ms = 0;
+  bool busy_at_bound = false;
   std::vector<BystanderHit> bystanders_hit;
 };
 
