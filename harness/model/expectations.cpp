@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "harness/model/text.h"
 #include "harness/model/toml_reader.h"
 
 namespace reapcheck {
@@ -73,7 +74,7 @@ class Reader : public TomlReader {
   }
 
   std::string reason(const toml::table& t) const {
-    std::string r = string_at(t, "reason", true);
+    std::string r = printable(string_at(t, "reason", true));  // shown as a process's output is
     if (r.empty()) fail(t.get("reason")->source(), "a declared expectation needs its reason");
     return r;
   }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "harness/model/line_pattern.h"
+#include "harness/model/text.h"
 #include "harness/model/toml_reader.h"
 
 namespace reapcheck {
@@ -452,8 +453,10 @@ class Reader : public TomlReader {
     Scenario s;
     s.file = file();
     s.id = file().stem().string();
-    s.description = string_at(root, "description", true);
-    s.tags = strings_at(root, "tags");
+    // Free text the reports and the terminal show: control characters written \xNN, as a
+    // process's output is.
+    s.description = printable(string_at(root, "description", true));
+    s.tags = printable(strings_at(root, "tags"));
     const toml::table* tree = root["tree"].as_table();
     const toml::table* agent = root["agent"].as_table();
     if ((tree == nullptr) == (agent == nullptr)) {

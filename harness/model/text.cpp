@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace reapcheck {
 namespace {
 
@@ -32,6 +34,14 @@ size_t utf8_sequence(std::string_view s, size_t i) {
   return n;
 }
 
+// Whether the valid sequence of `n` bytes at `s[i]` is a C1 control (U+0080 to U+009F, which a
+// terminal may act on as it does on ESC) or U+FFFE or U+FFFF (which XML does not allow).
+bool unprintable_sequence(std::string_view s, size_t i, size_t n) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  if (n == 2) return byte(0) == 0xC2 && byte(1) <= 0x9F;
+  return n == 3 && byte(0) == 0xEF && byte(1) == 0xBF && byte(2) >= 0xBE;
+}
+
 }  // namespace
 
 std::string printable(std::string_view bytes) {
@@ -40,9 +50,11 @@ std::string printable(std::string_view bytes) {
   for (size_t i = 0; i < bytes.size();) {
     const auto c = static_cast<unsigned char>(bytes[i]);
     const size_t n = utf8_sequence(bytes, i);
-    if (n == 0 || (c < 0x20 && c != '\t' && c != '\n') || c == 0x7F) {
-      out += fmt::format("\\x{:02X}", c);
-      ++i;
+    if (n == 0 || (c < 0x20 && c != '\t' && c != '\n') || c == 0x7F ||
+        unprintable_sequence(bytes, i, n)) {
+      for (const size_t end = i + std::max<size_t>(n, 1); i < end; ++i) {
+        out += fmt::format("\\x{:02X}", static_cast<unsigned char>(bytes[i]));
+      }
     } else {
       out.append(bytes.substr(i, n));
       i += n;

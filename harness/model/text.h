@@ -1,7 +1,9 @@
 // Text read from processes — argv, stderr, a fixture's log — as the result model keeps it. It is
 // bytes, not necessarily UTF-8, while JSON, JUnit and HTML need text: every byte that is not part
-// of valid UTF-8, and every control byte but tab and newline, is written \xNN (documented in the
-// README's JSON section). Valid UTF-8 passes unchanged.
+// of valid UTF-8, and every control character but tab and newline (C1 included: a terminal acts on
+// it) and U+FFFE and U+FFFF (XML has no place for them), is written \xNN. Valid UTF-8 passes
+// unchanged otherwise. Free text from the user's files (a description, a tag, a reason) goes
+// through it too: every report and the terminal show it.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -451,6 +451,30 @@ case "$part" in
         <"$work/bytes/$f" || false
     done
     check "results.json keeps the exact bytes of the command, through report too" $?
+
+    # Control characters in what the user's files say (a scenario's description and tags, an
+    # expectations reason) reach no report ill-formed and no terminal raw: written \xNN, as above.
+    mkdir -p "$work/controls/expectations"
+    printf '%s\n' 'description = "red \u001b[31m one \u0001 c1 \u009b not-xml \ufffe nul \u0000 after"' \
+      'tags = ["ta\u001bg", "nul\u0000tag"]' '[tree]' 'role = "agent"' '[[tree.children]]' \
+      'role = "escaped"' 'setsid = true' >"$work/controls/controls.toml"
+    printf '%s\n' '[[known]]' 'verdict = "leak"' \
+      'reason = "why \u001b[2J cleared \u0001 \u0000 cut"' 'scenarios = ["controls"]' \
+      >"$work/controls/expectations/pgroup.toml"
+    raw() { LC_ALL=C grep -q -P '[\x00-\x08\x0B-\x1F\x7F]|\xC2[\x80-\x9F]|\xEF\xBF[\xBE\xBF]' "$@"; }
+    run 0 "$bin" --scenarios "$work/controls" list
+    ! raw "$work/out" && grep -q 'red \\x1B\[31m' "$work/out"
+    check "list writes a description's control characters \\xNN" $?
+    run 1 "$bin" --scenarios "$work/controls" run --reaper pgroup --expect-pass --explain \
+      --out "$work/controls/out"
+    check "a scenario with control characters runs" $?
+    ! raw "$work/out" && grep -q 'why \\x1B\[2J cleared \\x01 \\x00 cut' "$work/out"
+    check "the deviation shows the description and the reason \\xNN, nothing raw" $?
+    xmllint --noout "$work/controls/out/junit.xml" 2>"$work/err" &&
+      ! raw "$work/controls/out/matrix.txt" "$work/controls/out/matrix.html" &&
+      grep -q 'nul\\x00tag' "$work/controls/out/junit.xml" &&
+      grep -q 'after' "$work/controls/out/junit.xml"
+    check "junit.xml validates, matrix.txt and matrix.html hold no control character, NUL cuts nothing" $?
     ;;
   setup-error)
     # A tree that is not intact when the reaper acts gets no verdict: a member that exits on its own
