@@ -1,6 +1,7 @@
 #include "reports/file_output.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,29 +21,33 @@ std::filesystem::path temporary_beside(const std::filesystem::path& file) {
   throw ReportWriteError(file.string() + ": " + why);
 }
 
-// An existing path that is not a regular file once links are followed: /dev/stdout, a FIFO.
-bool is_special(const std::filesystem::path& file) {
-  std::error_code ec;
-  const auto st = std::filesystem::status(file, ec);
-  return !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
-         !std::filesystem::is_directory(st);
+std::string kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "not a regular file";
 }
 
-void write_in_place(const std::filesystem::path& file, const std::string& text) {
-  std::ofstream out(file, std::ios::binary);
-  if (!out) fail(file, std::strerror(errno));
-  out << text;
-  out.flush();
-  if (!out) fail(file, std::strerror(errno));
+// A report path is a regular file or a new one; anything else is refused, never opened (an open
+// of a FIFO with no reader blocks for ever) nor renamed over.
+void check_target(const std::filesystem::path& file) {
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    fail(file, std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    fail(file,
+         "is " + kind_of(st.st_mode) + "; a report is written only to a regular file or a new one");
+  }
 }
 
 }  // namespace
 
 void write_text_file(const std::filesystem::path& file, const std::string& text) {
-  if (is_special(file)) {
-    write_in_place(file, text);
-    return;
-  }
+  check_target(file);
   const auto tmp = temporary_beside(file);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -69,12 +74,7 @@ void check_writable(const std::filesystem::path& file) {
   if (!std::filesystem::is_directory(dir, ec)) {
     fail(file, "its folder " + dir.string() + " does not exist (reapcheck creates only --out DIR)");
   }
-  if (std::filesystem::is_directory(file, ec)) fail(file, "is a directory");
-  if (is_special(file)) {
-    // Not opened: closing a FIFO's only writer would end its reader before the report comes.
-    if (::access(file.c_str(), W_OK) != 0) fail(file, std::strerror(errno));
-    return;
-  }
+  check_target(file);
   // The real test: what write_text_file does first, a new file beside the report.
   const auto tmp = temporary_beside(file);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

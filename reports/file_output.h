@@ -1,7 +1,8 @@
 // Writing a report file whole: to a temporary beside it, then renamed, so a reader never sees
-// half a report and an interrupted run leaves the previous one intact. A path that names
-// something other than a regular file (/dev/stdout, a pipe) is written in place: renaming over
-// it would replace the device or the link.
+// half a report and an interrupted run leaves the previous one intact. A report path is a regular
+// file or a new one: anything else (a FIFO, a device, a directory, a symlink) is refused and never
+// opened — an open of a FIFO with no reader would block for ever, a rename over the others
+// replace them.
 #pragma once
 
 #include <filesystem>
@@ -20,8 +21,8 @@ class ReportWriteError : public std::runtime_error {
 // behind.
 void write_text_file(const std::filesystem::path& file, const std::string& text);
 
-// Whether `file` could be written as write_text_file writes it — a temporary created beside it,
-// then renamed over it; a special file, writable — checked before a run starts, so a bad path
+// Whether `file` could be written as write_text_file writes it — a regular file or a new one, a
+// temporary created beside it, then renamed over it — checked before a run starts, so a bad path
 // costs nothing. Throws ReportWriteError naming the path and the reason. Creates nothing that
 // stays.
 void check_writable(const std::filesystem::path& file);

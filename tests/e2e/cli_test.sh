@@ -671,14 +671,24 @@ case "$part" in
     grep -q "plain-child" "$work/out" && [ -s "$work/late.json" ] &&
       grep -q "cannot write $work/share/late.xml" "$work/err" && [ ! -e "$work/share/late.xml.tmp" ]
     check "the matrix is printed, the other report kept, the failure named, nothing half-written" $?
-    # A report path that is not a regular file (a pipe, /dev/stdout) is written into, not replaced.
+    # A report path that is not a regular file or a new one (a FIFO with no reader, a device, a
+    # folder, --out DIR's junit.xml a FIFO) is refused before any case runs, naming the path, and
+    # is never opened: nothing blocks (SIGKILL after 30 s if something does).
     mkfifo "$work/pipe.json"
-    timeout 120 cat "$work/pipe.json" >"$work/from-pipe.json" &  # a reader that cannot hang the test
-    reader=$!
-    run 0 "$bin" run --scenario plain-child --reaper pgroup -q --json "$work/pipe.json"
-    wait "$reader"
-    [ -p "$work/pipe.json" ] && grep -q '"cases"' "$work/from-pipe.json"
-    check "--json into a pipe writes through it and leaves the pipe a pipe" $?
+    mkdir -p "$work/fifo-out" && mkfifo "$work/fifo-out/junit.xml"
+    refused() {  # refused PATH OPTION ARG
+      run 2 timeout -s KILL 30 "$bin" run --scenario plain-child --reaper pgroup "$2" "$3"
+      check "$2 $3 is refused with exit 2" $?
+      grep -q "cannot write $1: is a .*regular file or a new one; nothing was run" "$work/err" &&
+        ! grep -q "^\[1/" "$work/err"
+      check "$2 $3: the path named, the reason said, no case run" $?
+    }
+    refused "$work/pipe.json" --json "$work/pipe.json"
+    refused "$work/pipe.json" --junit "$work/pipe.json"
+    refused "$work/fifo-out/junit.xml" --out "$work/fifo-out"
+    refused /dev/null --json /dev/null
+    [ -p "$work/pipe.json" ] && [ -p "$work/fifo-out/junit.xml" ]
+    check "the FIFOs are left FIFOs" $?
     ;;
   merge)
     # Sharding and merging as a user runs them: --shard runs its slice, report --merge joins slices
