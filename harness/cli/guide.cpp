@@ -11,6 +11,7 @@
 #include "harness/engine/applicability.h"
 #include "harness/model/guide.h"
 #include "harness/support/exit_status.h"
+#include "reports/file_output.h"
 #include "reports/json_report.h"
 #include "reports/reapers_guide.h"
 
@@ -26,9 +27,11 @@ std::string slurp(const std::filesystem::path& file) {
 }
 
 void spew(const std::filesystem::path& file, const std::string& text) {
-  std::ofstream out(file);
-  out << text;
-  if (!out.flush()) throw UsageError("cannot write " + file.string());
+  try {
+    write_text_file(file, text);  // as every report is written
+  } catch (const ReportWriteError& e) {
+    throw UsageError(std::string("cannot write ") + e.what());
+  }
 }
 
 std::vector<GuideReaper> guide_reapers(const std::vector<ReaperChoice>& catalog) {

@@ -59,5 +59,24 @@ TEST_F(ReportFile, OnlyARegularFileOrANewOneIsWritten) {
   EXPECT_EQ(read(dir_ / "new.json"), "two\n");
 }
 
+// The temporary is created exclusively beside the report: a symlink planted at FILE.tmp (or any
+// file there) is neither followed nor opened, and the report is a regular file afterwards.
+TEST_F(ReportFile, APlantedTemporaryIsNeverFollowed) {
+  const auto victim = dir_ / "victim";
+  { std::ofstream(victim) << "precious\n"; }
+  const auto report = dir_ / "r.json";
+  { std::ofstream(report) << "old\n"; }
+  fs::create_symlink(victim, dir_ / "r.json.tmp");
+  EXPECT_NO_THROW(check_writable(report));
+  write_text_file(report, "{\"cases\": []}\n");
+  EXPECT_EQ(read(victim), "precious\n");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(report)));
+  EXPECT_EQ(read(report), "{\"cases\": []}\n");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "r.json.tmp"));
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
+  EXPECT_EQ(entries, 3) << "a temporary was left behind";  // victim, r.json, r.json.tmp
+}
+
 }  // namespace
 }  // namespace reapcheck
