@@ -1,22 +1,40 @@
 // A run's journal under --out: the run's header, then one JSON line per case as it finishes,
-// each written and fsync'd before the next case is reported, so that a run killed outright (a CI
+// each appended and fsync'd before the next case is reported, so that a run killed outright (a CI
 // job's timeout, the OOM killer) keeps every case it finished. `reapcheck report --recover DIR`
 // rebuilds the reports from it; a run that ends, however, writes its reports and removes it.
+// --out DIR is locked for the run (OutDirLock): one journal, one writer.
 #pragma once
 
 #include <filesystem>
 #include <string>
 
 #include "harness/model/result.h"
+#include "reaper/os/unique_fd.h"
 
 namespace reapcheck {
+
+// --out DIR held by one command at a time: an flock on DIR/reapcheck.lock, which holds the
+// holder's pid, for as long as the holder lives (the kernel lets go when it dies, however it
+// dies). DIR held by another is a UsageError (exit 2) naming that pid. An empty `out_dir` holds
+// nothing.
+class OutDirLock {
+ public:
+  static constexpr const char* kFile = "reapcheck.lock";
+
+  explicit OutDirLock(const std::string& out_dir);
+
+ private:
+  reaper::UniqueFd fd_;
+};
 
 class Journal {
  public:
   static constexpr const char* kFile = "journal.jsonl";
 
-  // Starts DIR/journal.jsonl with `run`'s header (its plan, options and notes; no case). An empty
-  // `out_dir` keeps no journal.
+  // Starts DIR/journal.jsonl with `run`'s header (its plan, options and notes; no case), opened to
+  // append, never truncated. A journal already there is a killed run's (DIR is locked, and a run
+  // that ends removes its own): it is moved, with a word on stderr, to a folder of its own in DIR,
+  // where `report --recover` reads it. An empty `out_dir` keeps no journal.
   Journal(const std::string& out_dir, const RunResult& run);
   ~Journal();
   Journal(const Journal&) = delete;
@@ -30,7 +48,7 @@ class Journal {
 
  private:
   std::filesystem::path path_;
-  int fd_ = -1;
+  reaper::UniqueFd fd_;
   bool failed_ = false;
 };
 

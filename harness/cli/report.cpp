@@ -64,6 +64,7 @@ int recover(const GlobalArgs& global, const ReportArgs& args) {
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
+  const OutDirLock lock(args.recover);  // not while a run still writes there
   OutputFiles outputs = args.outputs;
   outputs.out_dir = args.recover;
   check_outputs(outputs);

@@ -106,6 +106,7 @@ Progress progress_printer(const RunArgs& args) {
 int run(const GlobalArgs& global, const RunArgs& args) {
   const MatrixPlan plan = plan_of(global, args);
   check_outputs(args.outputs);
+  const OutDirLock lock(args.outputs.out_dir);  // one run at a time on --out DIR
   watch_interrupts();
   RunResult run;
   run.info = info_of(plan, args);

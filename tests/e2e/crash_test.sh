@@ -27,6 +27,15 @@ TMPDIR=$work/tmp REAPCHECK_SHARE=$work/share "$bin" run -q -j 1 --scenario plain
   >"$work/killed.out" 2>&1 &
 killed=$!
 read -r _ <"$work/share/started"
+# Its --out is its own while it lives: a second run there, or a recovery of it, is refused before
+# anything runs (exit 2), naming the holder's pid.
+for second in "run -q -j 1 --scenario plain-child --reaper subreaper --out" "report --recover"; do
+  # shellcheck disable=SC2086 # the command's words
+  TMPDIR=$work/tmp "$bin" $second "$work/killed" >"$work/second.out" 2>&1
+  status=$?
+  [ "$status" -eq 2 ] && grep -q "in use by another reapcheck (pid $killed, " "$work/second.out" ||
+    fail "$second on the --out of live run $killed exited $status: $(cat "$work/second.out")"
+done
 
 # What the run holds now, as a user would find it: reapcheck clean --list looks where the
 # harness keeps each, by the names it gives them.
@@ -137,6 +146,18 @@ flock "$work/tmp/reapcheck-12-abcdef" sh -c "TMPDIR=$work/tmp '$bin' run -q -j 1
   --scenario plain-child --reaper subreaper >/dev/null 2>&1"
 [ -d "$work/tmp/reapcheck-notes" ] || fail "a user's reapcheck-notes directory was removed"
 [ -d "$work/tmp/reapcheck-12-abcdef" ] || fail "a held directory was removed"
+
+# A new run on the killed run's --out keeps its journal, moved aside with a word, whole: it is
+# recovered from there as from the folder.
+cp "$work/killed/journal.jsonl" "$work/journal.before"
+"$bin" run -q -j 1 --scenario plain-child --reaper subreaper --out "$work/killed" \
+  >"$work/again.out" 2>&1 || fail "a new run on a killed run's --out: $(cat "$work/again.out")"
+kept=$(sed -n 's/.* it is kept in \(.*\), where `reapcheck report --recover .*/\1/p' "$work/again.out")
+[ -n "$kept" ] && cmp -s "$kept/journal.jsonl" "$work/journal.before" ||
+  fail "the killed run's journal was not kept whole, with a word: $(cat "$work/again.out")"
+"$bin" report --recover "$kept" >"$work/recovered.out" 2>&1
+grep -q "recovered 2 finished case(s)" "$work/recovered.out" ||
+  fail "the kept journal does not recover: $(cat "$work/recovered.out")"
 
 [ ${#raced[@]} -eq 0 ] || echo "note: another run on this host removed first: ${raced[*]}"
 echo "crash: ${#scratch[@]} scratch director(ies) and ${#areas[@]} cgroup area(s) or pids group(s) of a SIGKILLed run; $failures failure(s)"
