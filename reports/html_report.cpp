@@ -179,6 +179,10 @@ std::string header_html(const RunResult& run, const Summary& s) {
       "repeats, {} skipped; grace {} ms, {} run(s) each, {:.1f} s.</p>",
       s.cells.size(), s.cells.size() - s.unexpected() - s.inconsistent(), s.unexpected(),
       s.inconsistent(), s.skipped(), run.grace_ms, run.repeat, run.wall_s);
+  if (const std::string incomplete = incompleteness(run); !incomplete.empty()) {
+    out +=
+        fmt::format("<p class=incomplete><strong>INCOMPLETE:</strong> {}.</p>", escape(incomplete));
+  }
   out += info_html(run);
   out +=
       "<p class=legend><span style='background:#dff3df'>pass</span>"

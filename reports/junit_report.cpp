@@ -162,6 +162,38 @@ Counts add_suite(pugi::xml_node suites, const RunResult& run, const std::string&
   return n;
 }
 
+// A run that did not finish (interrupted, or killed and recovered from its journal): a suite of
+// its own whose one testcase is an error counting the cases that never ran, so that a reader of
+// junit.xml alone never takes the cases that did for the whole run.
+Counts add_incomplete_suite(pugi::xml_node suites, const RunResult& run, int id,
+                            const std::string& stamp) {
+  auto suite = suites.append_child("testsuite");
+  suite.append_attribute("name") = "reapcheck";
+  suite.append_attribute("package") = "reapcheck";
+  suite.append_attribute("id") = id;
+  suite.append_attribute("timestamp") = stamp.c_str();
+  suite.append_attribute("hostname") = run.info.host.empty() ? "localhost" : run.info.host.c_str();
+  add_run_properties(suite.append_child("properties"), run);
+  auto tc = suite.append_child("testcase");
+  tc.append_attribute("classname") = "reapcheck";
+  tc.append_attribute("name") = "the whole run";
+  tc.append_attribute("time") = "0.000";
+  const std::string what = incompleteness(run);
+  auto e = tc.append_child("error");
+  e.append_attribute("message") = what.c_str();
+  e.append_attribute("type") = "incomplete";
+  e.append_child(pugi::node_pcdata).set_value(what.c_str());
+  suite.append_child("system-out");
+  suite.append_child("system-err");
+  Counts n;
+  n.tests = 1;
+  n.errors = 1;
+  set_counts(suite, n);
+  suite.append_attribute("skipped") = 0;
+  suite.append_attribute("time") = "0.000";
+  return n;
+}
+
 }  // namespace
 
 std::string junit_xml(const RunResult& run) {
@@ -180,6 +212,7 @@ std::string junit_xml(const RunResult& run) {
   for (const auto& [reaper, cases] : by_reaper) {
     total += add_suite(suites, run, reaper, cases, id++, stamp);
   }
+  if (run.never_run > 0) total += add_incomplete_suite(suites, run, id, stamp);
   set_counts(suites, total);
   suites.append_attribute("time") =
       fmt::format("{:.3f}", run.wall_s > 0 ? run.wall_s : total.seconds).c_str();

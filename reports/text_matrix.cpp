@@ -58,11 +58,13 @@ std::string table(const Summary& s, bool color) {
 }
 
 std::string summary_line(const RunResult& run, const Summary& s) {
+  const std::string incomplete = incompleteness(run);
   return fmt::format(
       "{} cells: {} as expected, {} unexpected, {} inconsistent across repeats, {} skipped; "
-      "{:.1f} s\n",
+      "{:.1f} s\n{}",
       s.cells.size(), s.cells.size() - s.unexpected() - s.inconsistent(), s.unexpected(),
-      s.inconsistent(), s.skipped(), run.wall_s);
+      s.inconsistent(), s.skipped(), run.wall_s,
+      incomplete.empty() ? "" : "INCOMPLETE: " + incomplete + "\n");
 }
 
 std::string matrix_and_summary(const RunResult& run, const Summary& s, bool color) {

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -86,7 +87,7 @@ OutDirLock::OutDirLock(const std::string& out_dir) {
   }
 }
 
-Journal::Journal(const std::string& out_dir, const RunResult& run) {
+Journal::Journal(const std::string& out_dir, const RunResult& run, int planned) {
   if (out_dir.empty()) return;
   path_ = std::filesystem::path(out_dir) / kFile;
   if (keep_killed_journal(out_dir, path_)) {
@@ -95,6 +96,7 @@ Journal::Journal(const std::string& out_dir, const RunResult& run) {
   }
   nlohmann::json header = run;
   header["format"] = kFormat;
+  header["planned"] = planned;
   header.erase("cases");
   if (!fd_ || !write_line(fd_.get(), json_text(header) + "\n")) {
     fmt::print(stderr, "reapcheck: cannot keep a journal in {}: {}\n", path_.string(),
@@ -149,6 +151,7 @@ RunResult recover_journal(const std::filesystem::path& out_dir, int* torn) {
     run.cases.push_back(c.get<CaseResult>());
   }
   if (torn != nullptr) *torn = cut;
+  run.never_run = std::max(0, header.value("planned", 0) - static_cast<int>(run.cases.size()));
   return run;
 }
 

@@ -34,8 +34,9 @@ class Journal {
   // Starts DIR/journal.jsonl with `run`'s header (its plan, options and notes; no case), opened to
   // append, never truncated. A journal already there is a killed run's (DIR is locked, and a run
   // that ends removes its own): it is moved, with a word on stderr, to a folder of its own in DIR,
-  // where `report --recover` reads it. An empty `out_dir` keeps no journal.
-  Journal(const std::string& out_dir, const RunResult& run);
+  // where `report --recover` reads it. `planned` is how many cases the run sets out to run: one
+  // recovered with fewer is incomplete. An empty `out_dir` keeps no journal.
+  Journal(const std::string& out_dir, const RunResult& run, int planned);
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
@@ -53,8 +54,9 @@ class Journal {
 };
 
 // The run a journal under `out_dir` holds: its header and every complete case line (a line cut
-// short by the kill is left out, and counted in `*torn`). Throws std::runtime_error naming the
-// file when there is none or its header is unreadable.
+// short by the kill is left out, and counted in `*torn`), the cases it planned and never finished
+// counted in never_run. Throws std::runtime_error naming the file when there is none or its header
+// is unreadable.
 RunResult recover_journal(const std::filesystem::path& out_dir, int* torn = nullptr);
 
 }  // namespace reapcheck

@@ -73,7 +73,8 @@ int recover(const GlobalArgs& global, const ReportArgs& args) {
              torn > 0 ? fmt::format(" ({} line(s) cut short by the kill left out)", torn) : "");
   fmt::print("{}", text_report(run, use_colour(global), args.text.detail()));
   if (!write_outputs(run, outputs)) return kExitUsage;
-  return summarise(run).ok() ? kExitOk : kExitDeviation;
+  // A run that did not finish is no pass, whatever its finished cases say.
+  return summarise(run).ok() && run.never_run == 0 ? kExitOk : kExitDeviation;
 }
 
 int report(const GlobalArgs& global, const ReportArgs& args) {
@@ -105,7 +106,8 @@ int report(const GlobalArgs& global, const ReportArgs& args) {
   const RunResult results = args.merge ? merged(args.inputs) : read_input(args.inputs.front());
   fmt::print("{}", text_report(results, use_colour(global), args.text.detail()));
   if (!write_outputs(results, args.outputs)) return kExitUsage;
-  return args.merge && !summarise(results).ok() ? kExitDeviation : kExitOk;
+  return args.merge && (!summarise(results).ok() || results.never_run > 0) ? kExitDeviation
+                                                                           : kExitOk;
 }
 
 }  // namespace

@@ -113,7 +113,8 @@ int run(const GlobalArgs& global, const RunArgs& args) {
   run.scenarios = notes_for(plan.scenarios, plan.expectations, global.layout);
   // Every finished case reaches the disk before the next is reported: a run killed outright
   // loses none of them (reapcheck report --recover DIR).
-  Journal journal(args.outputs.out_dir, run);
+  const int planned = static_cast<int>(matrix_jobs(plan).size());
+  Journal journal(args.outputs.out_dir, run, planned);
   const Progress printer = progress_printer(args);
   try {
     run_matrix(plan, run, [&](const CaseResult& c, int done, int total) {
@@ -121,6 +122,7 @@ int run(const GlobalArgs& global, const RunArgs& args) {
       printer(c, done, total);
     });
   } catch (const Interrupted& e) {
+    run.never_run = planned - static_cast<int>(run.cases.size());  // every report says so
     fmt::print(stderr,
                "reapcheck: {}; the cases in progress were ended, nothing they started is "
                "left running; writing the {} finished cases\n",

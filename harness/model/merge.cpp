@@ -59,6 +59,7 @@ Merged merge_runs(const std::vector<RunResult>& slices, const std::vector<std::s
   m.run.cases.clear();
   m.run.repeat = as_repeats ? 0 : slices.front().repeat;
   m.run.wall_s = 0;
+  m.run.never_run = 0;
   std::set<std::tuple<std::string, std::string, int>> seen;
   std::set<std::pair<std::string, double>> runs;  // when and how long: a whole run given twice
   std::vector<std::string> shards;
@@ -91,6 +92,7 @@ Merged merge_runs(const std::vector<RunResult>& slices, const std::vector<std::s
       m.run.cases.back().run = offset + c.run;
     }
     m.run.scenarios.insert(slice.scenarios.begin(), slice.scenarios.end());
+    m.run.never_run += slice.never_run;  // a part that is incomplete leaves the whole so
     if (as_repeats) {
       m.run.repeat += slice.repeat;
       m.run.wall_s += slice.wall_s;  // one after another

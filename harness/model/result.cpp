@@ -76,4 +76,12 @@ std::string BystanderHit::sender() const {
   return "from the kernel";
 }
 
+std::string incompleteness(const RunResult& run) {
+  if (run.never_run <= 0) return {};
+  return fmt::format(
+      "the run is incomplete: {} of its {} case(s) never ran (it was interrupted, or killed and "
+      "recovered from its journal)",
+      run.never_run, run.never_run + run.cases.size());
+}
+
 }  // namespace reapcheck

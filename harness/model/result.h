@@ -268,6 +268,13 @@ struct RunResult {
   int repeat = 1;
   RunInfo info;
   std::map<std::string, ScenarioNotes> scenarios;  // by scenario id
+  // Cases of the plan that never ran: the run was interrupted, or killed and recovered from its
+  // journal. Every report says such a run is incomplete.
+  int never_run = 0;
 };
+
+// What an incomplete run says of itself in every report ("the run is incomplete: 3 of its 10
+// case(s) never ran ..."); empty for a run that is not.
+std::string incompleteness(const RunResult& run);
 
 }  // namespace reapcheck

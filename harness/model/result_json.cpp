@@ -358,6 +358,8 @@ void to_json(nlohmann::json& j, const RunResult& r) {
        {"wall_s", r.wall_s},
        {"info", r.info},
        {"scenarios", r.scenarios},
+       {"incomplete", r.never_run > 0},
+       {"never_run", r.never_run},
        {"cases", r.cases}};
 }
 
@@ -368,6 +370,7 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   r.wall_s = j.value("wall_s", 0.0);
   if (j.contains("info")) j["info"].get_to(r.info);
   if (j.contains("scenarios")) j["scenarios"].get_to(r.scenarios);
+  r.never_run = j.value("never_run", 0);
 }
 
 }  // namespace reapcheck

@@ -738,7 +738,8 @@ case "$part" in
     # tree for the whole settle period (60 s): it is still at work when the first case ends.
     TMPDIR="$work/tmp" "$bin" run -j 2 --scenario plain-child --reaper pgroup \
       --reaper 'exec:setsid sleep infinity </dev/null >/dev/null 2>&1 &' --expect-pass \
-      --settle 60000 --json "$work/partial.json" 2>"$work/progress" >/dev/null &
+      --settle 60000 --json "$work/partial.json" --junit "$work/partial.xml" \
+      2>"$work/progress" >/dev/null &
     reapcheck_pid=$!
     exec 3<"$work/progress"
     # Other lines come first (that note): wait for the first case's.
@@ -755,6 +756,14 @@ case "$part" in
     perl -MJSON::PP -e 'my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
       die "cases: " . @{$r->{cases}} . "\n" unless @{ $r->{cases} } == 1' "$work/partial.json"
     check "the interrupted run wrote its finished case" $?
+    perl -MJSON::PP -e 'my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
+      die "incomplete: $r->{incomplete}, never_run: $r->{never_run}\n"
+        unless $r->{incomplete} && $r->{never_run} == 1' "$work/partial.json" &&
+      xmllint --noout "$work/partial.xml" &&
+      grep -q '<testcase classname="reapcheck" name="the whole run"' "$work/partial.xml" &&
+      grep -q 'type="incomplete"' "$work/partial.xml" &&
+      grep -q 'message="the run is incomplete: 1 of its 2 case(s) never ran' "$work/partial.xml"
+    check "results.json says the interrupted run is incomplete, junit.xml has an error for it" $?
     # "tm[p]" keeps this grep from matching its own command line.
     left=$(grep -l -s "$work/tm[p]" /proc/[0-9]*/cmdline || true)
     [ -z "$left" ]

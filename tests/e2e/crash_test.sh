@@ -109,7 +109,16 @@ alive=$(awk '$3 != "dead"' <<<"$listed")
 
 # The killed run's reports, from its journal: both finished cases, as they were judged.
 "$bin" report --recover "$work/killed" >"$work/recovered.out" 2>&1
-[ $? -eq 0 ] || fail "report --recover: $(cat "$work/recovered.out")"
+status=$?
+# A run killed before its end is no pass, in any report: exit 1, an error for the run as a whole
+# in junit.xml counting the case that never ran, "incomplete" in results.json.
+[ "$status" -eq 1 ] || fail "report --recover of an incomplete run exited $status: $(cat "$work/recovered.out")"
+grep -q 'message="the run is incomplete: 1 of its 3 case(s) never ran' "$work/killed/junit.xml" &&
+  grep -q '<testsuites name="reapcheck" tests="3" failures="0" errors="1"' "$work/killed/junit.xml" ||
+  fail "the recovered junit.xml does not say the run is incomplete: $(cat "$work/killed/junit.xml")"
+grep -q '"incomplete": true' "$work/killed/results.json" &&
+  grep -q "INCOMPLETE: the run is incomplete" "$work/recovered.out" ||
+  fail "the recovered results.json or matrix does not say the run is incomplete"
 grep -q "recovered 2 finished case(s)" "$work/recovered.out" ||
   fail "report --recover did not recover the two cases: $(cat "$work/recovered.out")"
 perl -MJSON::PP -e 'local $/; my $r = decode_json(<STDIN>);

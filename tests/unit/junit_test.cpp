@@ -222,6 +222,33 @@ TEST(JsonReport, RoundTripsTheContractFields) {
   EXPECT_EQ(back.cases[2].verdict, Verdict::skipped);
 }
 
+// A run that did not finish says so: an error testcase for the run as a whole counting the
+// cases that never ran, "incomplete" in results.json (kept through a read), a line in the matrix.
+TEST(JUnit, AnIncompleteRunIsAnErrorOfItsOwn) {
+  RunResult run = sample();
+  EXPECT_FALSE(nlohmann::json(run)["incomplete"].get<bool>());
+  EXPECT_EQ(junit_xml(run).find("the whole run"), std::string::npos);
+  run.never_run = 5;
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(junit_xml(run).c_str()));
+  const auto suites = doc.child("testsuites");
+  EXPECT_EQ(suites.attribute("tests").as_int(), 4);
+  EXPECT_EQ(suites.attribute("errors").as_int(), 1);
+  const auto error = suites.find_child_by_attribute("testsuite", "name", "reapcheck")
+                         .find_child_by_attribute("testcase", "name", "the whole run")
+                         .child("error");
+  ASSERT_TRUE(error);
+  EXPECT_STREQ(error.attribute("type").value(), "incomplete");
+  EXPECT_NE(std::string(error.attribute("message").value()).find("5 of its 8 case(s) never ran"),
+            std::string::npos)
+      << error.attribute("message").value();
+  const nlohmann::json j = run;
+  EXPECT_TRUE(j["incomplete"].get<bool>());
+  EXPECT_EQ(j.get<RunResult>().never_run, 5);
+  EXPECT_NE(text_report(run, false, TextDetail::quiet).find("INCOMPLETE: the run is incomplete"),
+            std::string::npos);
+}
+
 TEST(TextMatrix, MarksSurprisesAndListsTheirEvidence) {
   RunResult run = sample();
   std::string m = text_matrix(run, false);
