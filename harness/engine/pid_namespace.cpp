@@ -5,12 +5,22 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <string>
+#include <string_view>
 
+#include "reaper/os/proc_table.h"
 #include "reaper/os/unique_fd.h"
 
 namespace reapcheck {
 namespace {
+
+// The last number of an "NSpid:"-style line: the id in the process's own namespace.
+pid_t innermost(const std::string& line) {
+  const size_t at = line.find_last_of(" \t");
+  return static_cast<pid_t>(
+      std::strtol(line.c_str() + (at == std::string::npos ? 0 : at + 1), nullptr, 10));
+}
 
 // Translates a pid of the namespace whose fd is given into the reader's (Linux 6.11; Debian 12's
 // headers predate it).
@@ -64,6 +74,18 @@ std::vector<NamespaceLevel> enclosing_namespaces(pid_t pid) {
     ns = reaper::UniqueFd(::ioctl(ns.get(), NS_GET_PARENT));
   }
   return out;
+}
+
+pid_t in_our_namespace(pid_t sender, pid_t id, const char* field) {
+  const ino_t theirs = pid_namespace_of(sender);
+  if (theirs == 0 || theirs == own_pid_namespace()) return id;
+  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
+  for (const auto& p : table.all()) {
+    if (pid_namespace_of(p.pid) != theirs) continue;
+    if (innermost(reaper::status_field(p.pid, field)) != id) continue;
+    return std::string_view(field) == "NSpgid" ? p.pgid : p.pid;
+  }
+  return 0;  // nothing there by that id
 }
 
 }  // namespace reapcheck

@@ -26,4 +26,9 @@ struct NamespaceLevel {
 // for a process of the reader's own namespace (or one that is gone).
 std::vector<NamespaceLevel> enclosing_namespaces(pid_t pid);
 
+// The id a sender wrote (its "NSpid" or "NSpgid" `field`: a pid or a group id), in the reader's
+// namespace: a sender in a PID namespace of its own (the pidns reaper's agent and its tree)
+// writes ids of that namespace. 0 when nothing there holds it.
+pid_t in_our_namespace(pid_t sender, pid_t id, const char* field);
+
 }  // namespace reapcheck

@@ -26,27 +26,6 @@ namespace {
 constexpr unsigned kPidfdSignalThread = 1;
 constexpr unsigned kPidfdSignalProcessGroup = 4;
 
-// The last number of an "NSpid:"-style line: the id in the process's own namespace.
-pid_t innermost(const std::string& line) {
-  const size_t at = line.find_last_of(" \t");
-  return static_cast<pid_t>(
-      std::strtol(line.c_str() + (at == std::string::npos ? 0 : at + 1), nullptr, 10));
-}
-
-// The id the sender wrote, in this namespace. A sender in a PID namespace of its own (the pidns
-// reaper's agent and its tree) writes ids of that namespace.
-pid_t in_our_namespace(pid_t sender, pid_t id, const char* field) {
-  const ino_t theirs = pid_namespace_of(sender);
-  if (theirs == 0 || theirs == own_pid_namespace()) return id;
-  const reaper::ProcTable table = reaper::ProcTable::read("/proc", reaper::Detail::stat);
-  for (const auto& p : table.all()) {
-    if (pid_namespace_of(p.pid) != theirs) continue;
-    if (innermost(reaper::status_field(p.pid, field)) != id) continue;
-    return std::string_view(field) == "NSpgid" ? p.pgid : p.pid;
-  }
-  return 0;  // nothing there by that id
-}
-
 // kill(-1) reaches every process its sender may signal in the sender's own PID namespace (and
 // those nested in it), but the sender and that namespace's init: a sender in a namespace of its
 // own reaches nothing of the case outside it.
@@ -62,16 +41,14 @@ void keep_senders_namespace(pid_t sender, std::vector<Party>& reached) {
   });
 }
 
-// Everything `reached` holds is a zombie whose id cannot be freed while the call is made: the
-// sender's own exited child, which only the sender's wait() reaps, or the child of a parent that
-// is stopped or traced (the reaper's SIGSTOP, a ptrace stop), which reaps nothing until a signal
-// makes it run again. A second SIGKILL to such a member is no pid-reuse race.
+// Everything `reached` holds is a zombie whose id cannot be freed during the call: the sender's
+// own exited child, or the child of a stopped or traced parent, which reaps nothing until a
+// signal makes it run again. A second SIGKILL to such a member is no pid-reuse race.
 bool pinned_by(pid_t sender, const std::vector<Party>& reached) {
   return !reached.empty() && std::all_of(reached.begin(), reached.end(), [&](const Party& p) {
     if (p.alive) return false;
     const auto self = reaper::ProcTable::read_one(p.pid, reaper::Detail::stat);
-    if (!self) return false;
-    if (self->ppid == sender) return true;
+    if (!self || self->ppid == sender) return self.has_value();
     const auto parent = reaper::ProcTable::read_one(self->ppid, reaper::Detail::stat);
     return parent && (parent->state == 'T' || parent->state == 't');
   });
@@ -83,9 +60,8 @@ pid_t thread_group_of(pid_t tid) {
   return tgid.empty() ? 0 : static_cast<pid_t>(std::strtol(tgid.c_str(), nullptr, 10));
 }
 
-// The process kill() reaches through `id`: a thread's id names its whole thread group (kill(2)
-// of a thread id signals the process, as of its leader's id); an id with no thread there (a
-// zombie's, or nothing's) names what the census registered under it.
+// The process kill() reaches through `id`: a thread's id names its whole thread group; an id
+// with no thread there (a zombie's, nothing's) names what the census registered under it.
 pid_t process_of(pid_t id) {
   const pid_t group = thread_group_of(id);
   return group > 0 ? group : id;

@@ -12,7 +12,8 @@
 
 #include "reaper/os/read_file.h"
 
-extern char** environ;  // check-layers: environment copied, not passed on
+// Copied aside (set_process_title), never read for a value.
+extern char** environ;  // check-layers: environment passed on
 
 namespace reapcheck {
 namespace {
@@ -26,13 +27,17 @@ struct ArgArea {
 ArgArea arg_area() {
   const std::string stat = reaper::read_file("/proc/self/stat");
   const size_t close = stat.rfind(')');
-  if (close == std::string::npos) throw std::runtime_error("set the process title: no /proc/self/stat");
+  if (close == std::string::npos)
+    throw std::runtime_error("set the process title: no /proc/self/stat");
   std::istringstream fields(stat.substr(close + 1));
   std::string field;
   ArgArea area;
   for (int n = 3; fields >> field; ++n) {
-    unsigned long* to = n == 48 ? &area.arg_start : n == 49 ? &area.arg_end
-                      : n == 50 ? &area.env_start : n == 51 ? &area.env_end : nullptr;
+    unsigned long* to = n == 48   ? &area.arg_start
+                        : n == 49 ? &area.arg_end
+                        : n == 50 ? &area.env_start
+                        : n == 51 ? &area.env_end
+                                  : nullptr;
     if (to != nullptr) *to = std::stoul(field);
   }
   if (area.arg_end <= area.arg_start || area.env_end < area.env_start) {
@@ -44,12 +49,15 @@ ArgArea arg_area() {
 // The environment moved to the heap: its strings are about to be overwritten where they are.
 void copy_environment() {
   std::vector<char*> copy;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) copy.push_back(::strdup(*e));
+  for (char** e = environ; e != nullptr && *e != nullptr;
+       ++e) {  // check-layers: environment passed on
+    copy.push_back(::strdup(*e));
+  }
   copy.push_back(nullptr);
   auto* array = static_cast<char**>(std::malloc(copy.size() * sizeof(char*)));
   if (array == nullptr) throw std::runtime_error("set the process title: out of memory");
   std::memcpy(array, copy.data(), copy.size() * sizeof(char*));
-  environ = array;  // never freed: it is the process's environment from here on
+  environ = array;  // never freed; check-layers: environment passed on
 }
 
 }  // namespace
@@ -64,7 +72,8 @@ void set_process_title(std::string_view title) {
   const bool joined = area.env_start == area.arg_end;
   char* end = reinterpret_cast<char*>(joined ? area.env_end : area.arg_end);
   std::memset(begin, 0, static_cast<size_t>(end - begin));
-  if (!joined) std::memset(reinterpret_cast<char*>(area.env_start), 0, area.env_end - area.env_start);
+  if (!joined)
+    std::memset(reinterpret_cast<char*>(area.env_start), 0, area.env_end - area.env_start);
   const size_t room = static_cast<size_t>(end - begin) - 1;
   std::memcpy(begin, title.data(), std::min(room, title.size()));
   // The last byte of the argument area not a NUL: the kernel shows the title alone, as one
