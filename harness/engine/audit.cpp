@@ -127,33 +127,47 @@ std::set<pid_t> reaping_now(const Processes& processes) {
 // Nothing more can happen to the tree: all of it dead; or every live process of it idle and
 // not dying, and none of the reaper's own left running (which might yet kill it).
 // A wait that cannot end before `horizon` (where the watch stops) is, to it, one with no end.
-bool certain(const std::vector<const std::vector<Member>*>& groups, const Census& census,
-             const AuditScope& scope, const std::vector<Member>& leftovers,
-             Clock::time_point horizon) {
-  // The reaper's processes first: once they have all exited or gone idle for good (as the
-  // sibling agent's supervisor, waiting on its agent, does), every signal they sent is queued
-  // already, so the tree's state read after this shows it. Read the other way round, a helper
-  // could signal an idle member and exit between the two reads.
+// The reaper's own processes left running (at its return, or found since): each pid with its
+// pidfd.
+std::vector<std::pair<pid_t, int>> reaper_processes(const AuditScope& scope,
+                                                    const std::vector<Member>& leftovers) {
   std::vector<std::pair<pid_t, int>> reapers = scope.reaper_left_running;
   for (const Member& m : leftovers) reapers.emplace_back(m.pid, m.pidfd.get());
+  return reapers;
+}
+
+// Every process the reaper left running has exited or gone idle for good (as the sibling agent's
+// supervisor, waiting on its agent, does): nothing of the reaper's side can send another signal.
+bool reaper_done(const AuditScope& scope, const std::vector<Member>& leftovers,
+                 const Census& census, Clock::time_point horizon) {
+  const std::vector<std::pair<pid_t, int>> reapers = reaper_processes(scope, leftovers);
   const std::set<pid_t> reaping =
       reapers.empty() ? std::set<pid_t>{} : reaping_now(*scope.processes);
-  const bool reaper_done = std::all_of(reapers.begin(), reapers.end(), [&](const auto& p) {
+  return std::all_of(reapers.begin(), reapers.end(), [&](const auto& p) {
     return reaper::pidfd_exited(p.second) ||
            (reaping.count(p.first) == 0 &&
             scope.processes->activity(p.first, p.second, census, horizon) == Activity::settled);
   });
-  bool any_alive = false;
+}
+
+bool certain(const std::vector<const std::vector<Member>*>& groups, const Census& census,
+             const AuditScope& scope, const std::vector<Member>& leftovers,
+             Clock::time_point horizon) {
+  // The reaper's processes first: once they have all exited or gone idle for good, every signal
+  // they sent is queued already, so the tree's state read after this shows it. Read the other
+  // way round, a helper could signal an idle member and exit between the two reads. A tree all
+  // dead is not enough: a helper the reaper left behind may yet signal a freed id, or the one
+  // a decoy took (the case's verdict must see that call).
+  if (!reaper_done(scope, leftovers, census, horizon)) return false;
   for (const auto* group : groups) {
     for (const Member& m : *group) {
       if (!alive(m)) continue;
-      any_alive = true;
       if (scope.processes->activity(m.pid, m.pidfd.get(), census, horizon) != Activity::settled) {
         return false;
       }
     }
   }
-  return !any_alive || reaper_done;
+  return true;
 }
 
 // No process of the tree died since `alive_before` was counted. A death while the tree was read
@@ -198,7 +212,11 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
     const bool past_bound = now >= deadline;
     const std::set<pid_t> pending =
         past_bound ? under_way(groups, census, scope, dying_deadline) : std::set<pid_t>{};
-    if (past_bound && (now >= dying_deadline || pending.empty())) {
+    // Past the bound, the reaper's helpers still busy are waited for too: a kill they send late
+    // is judged like any other. One that only sleeps, or waits on what never comes, is idle: the
+    // sandbox's end ends it (not here: a supervisor the reaper left holds the sibling agent).
+    const bool helpers_busy = past_bound && !reaper_done(scope, leftovers, census, dying_deadline);
+    if (past_bound && (now >= dying_deadline || (pending.empty() && !helpers_busy))) {
       if (now >= dying_deadline) result_bound_hit = !pending.empty();
       break;
     }

@@ -207,6 +207,14 @@ case $name in
       grep { \$_->{role} eq 'reaper host' } @{ \$_->{reached} } } $sent_outside" \
       "bystander-hit: its helper's signal to the reaper host counts as the reaper's"
     ;;
+  kills-again-later)
+    # Its helper kills the agent's freed pid 150 ms after the command exited, once the tree is
+    # all dead. Before, the case ended with the tree and never saw the call: a pass everywhere.
+    needs_trace
+    shows=(plain-child grandchildren)
+    rule "\$c->{verdict} eq 'stray-signal' && grep { \$_->{stray} && \$_->{at_ms} >= 100 } @{ \$c->{signals} }" \
+      "stray-signal: the ledger holds the helper's kill by the stale pid, sent after the tree died"
+    ;;
   kills-after-exit)
     # Its helper kills the tree only once the command has exited. Before, the kill counted as
     # on time whenever the member died before the harness had noted the return: a pass in 1 to
