@@ -98,11 +98,15 @@ case $name in
       "hits the decoy on a recycled pid"
     ;;
   group-only)
-    shows=(setsid-escape setpgid-escape npm-dev-server double-fork-daemon)
+    # pgid-reuse: its holder left the session and ignores SIGTERM until the harness, once the
+    # decoy is placed, ends it. The group kill never reaches it; it passed before.
+    shows=(setsid-escape setpgid-escape npm-dev-server double-fork-daemon pgid-reuse)
     # Its group kill does end a tree that stays in the group.
     passes=(plain-child)
     rule "\$c->{scenario} eq 'plain-child' || \$c->{verdict} eq 'leak'" \
       "leak wherever a member left the agent's group"
+    rule "\$c->{scenario} ne 'pgid-reuse' || grep { \$_->{role} eq 'holder' } @{ \$c->{survivors} }" \
+      "the race's holder, ended by the harness and never by the reaper, is a survivor"
     ;;
   kill-everything)
     shows=(plain-child grandchildren)

@@ -1,5 +1,6 @@
 #include "harness/engine/stages/audit.h"
 
+#include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,6 +99,35 @@ std::vector<ProcessRecord> exited_on_its_own(const std::vector<const Member*>& e
   return out;
 }
 
+// Whether a SIGKILL of the reaper's side (or the kernel's) reached `pid`, or was sent to that pid
+// by number even if the harness had ended the process first.
+bool killed_by_reaper(const std::vector<SignalRecord>& records, pid_t pid) {
+  const std::string by_number = fmt::format("pid {}", pid);
+  return std::any_of(records.begin(), records.end(), [&](const SignalRecord& r) {
+    if (r.signal != "SIGKILL" || !(r.counts() || r.kernel)) return false;
+    return r.target == by_number || std::any_of(r.reached.begin(), r.reached.end(),
+                                                [&](const Party& p) { return p.pid == pid; });
+  });
+}
+
+// Members a race held (they ignore SIGTERM until the harness, once the decoy is placed, tells
+// them to exit) that no SIGKILL of the reaper's side or the kernel's was sent to: the harness
+// ended them to free the recycled id, so they are dead, yet they outlived the reaper all the same.
+std::vector<ProcessRecord> held_unkilled(const CaseContext& ctx, const Tree& tree,
+                                         const Kill& kill) {
+  std::vector<ProcessRecord> out;
+  if (!tree.race || !ctx.signal_evidence || !ctx.kernel_signals_seen) return out;
+  const std::vector<std::string> held = ctx.scenario.held_roles();
+  const std::vector<SignalRecord> records = ctx.signal_evidence->records(kill.requested);
+  for (const ProcessRecord& r : tree.records) {
+    if (std::find(held.begin(), held.end(), r.role) != held.end() &&
+        !killed_by_reaper(records, r.pid)) {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
 // Who is still alive once the reaper is done, and which bystanders it touched.
 void watch_until_certain(CaseContext& ctx, Tree& tree, const Kill& kill, const LeftRunning& left,
                          Findings& out) {
@@ -120,7 +150,12 @@ void watch_until_certain(CaseContext& ctx, Tree& tree, const Kill& kill, const L
   }
   AuditResult audited = audit(tree.members, tree.deaths, ctx.census, scope);
   out.survivors = std::move(audited.survivors);
-  out.all_dead_ms = audited.all_dead_ms;
+  for (ProcessRecord& r : held_unkilled(ctx, tree, kill)) {
+    const bool listed = std::any_of(out.survivors.begin(), out.survivors.end(),
+                                    [&](const ProcessRecord& s) { return s.pid == r.pid; });
+    if (!listed) out.survivors.push_back(std::move(r));
+  }
+  out.all_dead_ms = out.survivors.empty() ? audited.all_dead_ms : -1;
   out.watched_ms = audited.watched_ms;
   out.busy_at_bound = audited.busy_at_bound;
   ctx.bystander_watch->settle(Clock::now() + ctx.options.settle);
