@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "harness/sandbox/host_view.h"
 #include "reaper/os/sys_error.h"
 
 namespace reapcheck {
@@ -146,7 +147,19 @@ std::string not_startable(const std::string& program, const std::filesystem::pat
                           const Layout& layout) {
   namespace fs = std::filesystem;
   if (program.find('/') == std::string::npos) {
-    if (!layout.find_program(program).empty()) return {};
+    const std::string found = layout.find_program(program);
+    if (const fs::path closed =
+            found.empty() ? fs::path() : closed_folder(fs::path(found).parent_path());
+        !closed.empty()) {
+      return "'" + program + "' is " + found + " in PATH, under " + closed.string() +
+             ", which lets only its owner in: the case, which runs as an id of its own, would run "
+             "another " +
+             program +
+             " found further on in PATH, or none; give others search "
+             "permission on the way (chmod o+x " +
+             closed.string() + "), or put the program on a path others can reach";
+    }
+    if (!found.empty()) return {};
     if (fs::exists(dir / program)) {
       return "'" + program + "' is not a program found in PATH; to run the one in " + dir.string() +
              ", write ./" + program;

@@ -60,13 +60,8 @@ std::vector<fs::path> reachable_parts(const fs::path& path) {
 // The topmost folder above `path` that the case may not enter, or empty: it is covered by an
 // empty tmpfs, and `path` put back inside, as the private folders are.
 fs::path closed_ancestor(const fs::path& path) {
-  fs::path prefix;
-  for (auto it = path.begin(); it != path.end(); ++it) {
-    prefix /= *it;
-    if (std::next(it) == path.end()) break;
-    if (!others_may_enter(prefix)) return prefix;
-  }
-  return {};
+  return path.has_parent_path() && path != path.root_path() ? closed_folder(path.parent_path())
+                                                            : fs::path();
 }
 
 // A host subtree, detached, to be put back after what covers it is mounted.
@@ -100,6 +95,15 @@ void make_writable(const fs::path& path, unsigned flags = 0) {
 }
 
 }  // namespace
+
+fs::path closed_folder(const fs::path& path) {
+  fs::path prefix;
+  for (const fs::path& part : path) {
+    prefix /= part;
+    if (!others_may_enter(prefix)) return prefix;
+  }
+  return {};
+}
 
 std::string host_view_refusal(const fs::path& root) {
   if (others_may_enter(root)) return {};

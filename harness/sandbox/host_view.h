@@ -31,6 +31,11 @@ struct HostView {
 // prepare_host_view().
 std::string host_view_refusal(const std::filesystem::path& root = "/");
 
+// The topmost folder on the way to the folder `path` (itself included) that the case may not
+// enter, or empty. What lies below it is hidden from the case unless put back: a program found
+// there in PATH on the host (a version manager's shims in a 0700 home) is not found in the case.
+std::filesystem::path closed_folder(const std::filesystem::path& path);
+
 // In the calling process's (fresh, unshared) mount namespace, one checked step after another:
 // private propagation; the host's /tmp, /var/tmp, /dev/shm and /run replaced by empty tmpfs (no
 // host file or Unix socket under them stays reachable) with `visible` and `shared` put back; the

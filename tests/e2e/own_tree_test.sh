@@ -123,7 +123,7 @@ case "$what" in
     reproduce "$dir" --reaper pgroup -- true
     expect_verdict "$work/out" pgroup setup-error
     expect_in "$work/out" "the command was not ready: the agent"
-    expect_in "$work/out" "exited before it was ready"
+    expect_in "$work/out" "exited before it was ready (it ran $(type -P true))"
     # One that never becomes ready: the deadline, what was awaited, the processes seen.
     start=$(date +%s)
     reproduce "$dir" --reaper pgroup --ready-port 9 --ready-timeout 1500 -- \
@@ -187,6 +187,14 @@ case "$what" in
     check_usage "--dir package.json: not a directory" --dir package.json -- true
     check_usage "to run the one in $dir, write ./server.js" -- server.js
     check_usage "'./server.js' is not executable (chmod +x)" -- ./server.js
+    # A program found in PATH under a folder only its owner may enter (a version manager's
+    # shims in a 0700 home): the case would run another one, or none. ($work is mktemp's 0700.)
+    mkdir -p "$work/home/bin"
+    printf '#!/bin/sh\nexec sleep 60\n' >"$work/home/bin/shimmed-server"
+    chmod 755 "$work/home/bin/shimmed-server"
+    PATH="$work/home/bin:$PATH" check_usage \
+      "'shimmed-server' is $work/home/bin/shimmed-server in PATH, under $work, which lets only its owner in" \
+      -- shimmed-server
     "$bin" run -- true >"$work/out" 2>&1
     [ $? -eq 2 ] || fail "run -- true: not a usage error"
     expect_in "$work/out" "only 'reproduce' takes a command after '--'"

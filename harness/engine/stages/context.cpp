@@ -2,6 +2,7 @@
 
 #include "harness/engine/observed_tree.h"
 #include "harness/model/text.h"
+#include "harness/support/layout.h"
 
 namespace reapcheck {
 namespace {
@@ -37,6 +38,15 @@ std::string CaseContext::log_tail() const {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   if (s.empty()) return "";
   return (observed() ? " — the end of its output: " : " — fixture log: ") + printable(s);
+}
+
+std::string CaseContext::program_ran() const {
+  if (!observed()) return "";
+  const std::string& program = scenario.agent->command.front();
+  const std::string path = program.find('/') != std::string::npos
+                               ? (scenario.agent->dir / program).lexically_normal().string()
+                               : find_in_path(program, options.agent_path);
+  return path.empty() ? "" : " (it ran " + printable(path) + ")";
 }
 
 }  // namespace reapcheck

@@ -59,6 +59,9 @@ struct CaseContext {
   SignalLedger* ledger_or_null() { return ledger ? &*ledger : nullptr; }
   // The end of the tree's output, for a setup-error's reason ("" when it wrote nothing).
   std::string log_tail() const;
+  // For a project's own command, the program it ran as its PATH resolved it (" (it ran
+  // /usr/bin/flask)"), for a setup-error's reason: a shell may find another one. "" otherwise.
+  std::string program_ran() const;
 
   // What the case runs.
   const Scenario& scenario;

@@ -55,8 +55,8 @@ std::vector<Member> observe_members(CaseContext& ctx, pid_t spawned) {
   auto agent_fd = ctx.processes->hold(agent);
   if (!agent_fd) {
     setup_failed(
-        fmt::format("the command was not ready: the agent (pid {}) exited before it was ready{}",
-                    agent, ctx.log_tail()));
+        fmt::format("the command was not ready: the agent (pid {}) exited before it was ready{}{}",
+                    agent, ctx.program_ran(), ctx.log_tail()));
   }
   // Registered at once: what it starts before it is ready is the tree's to the ledger.
   ctx.census.add_member(agent, "agent", agent_fd->get());
@@ -64,7 +64,9 @@ std::vector<Member> observe_members(CaseContext& ctx, pid_t spawned) {
       *ctx.processes, bounds_of(ctx, agent, spawned),
       ReadyWatch{ctx.scenario.agent->ready, agent_fd->get(), ctx.log, {}, ctx.setup_deadline},
       ctx.census);
-  if (auto* why = std::get_if<std::string>(&tree)) setup_failed(*why + ctx.log_tail());
+  if (auto* why = std::get_if<std::string>(&tree)) {
+    setup_failed(*why + ctx.program_ran() + ctx.log_tail());
+  }
   auto& ready = std::get<ObservedTree>(tree);
   ctx.ports = std::move(ready.ports);
   return std::move(ready.members);
