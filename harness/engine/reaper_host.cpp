@@ -11,10 +11,10 @@
 #include <thread>
 
 #include "harness/engine/signal_filter.h"
-#include "harness/support/process_title.h"
 #include "harness/model/text.h"
 #include "harness/sandbox/init_reaping.h"
 #include "harness/support/cpu_time.h"
+#include "harness/support/process_title.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/sys_error.h"
 

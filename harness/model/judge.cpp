@@ -93,9 +93,10 @@ std::string late_reason(const Observations& seen) {
     std::vector<std::string> who;
     for (const auto& l : seen.late) {
       if (l.on_its_own) {
-        who.push_back(fmt::format("{} exited by itself before the return, never signalled by the "
-                                  "reaper (a slower machine ends it after)",
-                                  describe(l.process)));
+        who.push_back(
+            fmt::format("{} exited by itself before the return, never signalled by the "
+                        "reaper (a slower machine ends it after)",
+                        describe(l.process)));
       } else {
         who.push_back(l.died_after_ms >= 0 ? fmt::format("{} died {:.0f} ms after",
                                                          describe(l.process), l.died_after_ms)

@@ -191,8 +191,8 @@ struct Observations {
   // The reaper's own processes still running when it returned (a detached helper, say).
   std::vector<ProcessRecord> reaper_left_running;
   std::optional<RaceRecord> race;
-  int settle_ms = 0;        // the longest members were watched after the reaper returned
-  double watched_ms = 0;    // how long they were: until nothing more could happen
+  int settle_ms = 0;      // the longest members were watched after the reaper returned
+  double watched_ms = 0;  // how long they were: until nothing more could happen
   // Some were still dying or busy when the wait for them ended (settle_ms and 10 s more).
   bool busy_at_bound = false;
   double all_dead_ms = -1;  // kill request until the last member died; -1 if some never did

@@ -390,8 +390,9 @@ TEST(Scenario, AProjectsOwnCommandHasALookalikeBesideItAsUnderReproduce) {
   EXPECT_TRUE(command_scenario({"x"}, "/srv/app", {}).has_bystander(BystanderKind::lookalike));
   const Scenario without = parse_scenario(head + "lookalike = false\n", "/srv/app/x.toml");
   EXPECT_FALSE(without.has_bystander(BystanderKind::lookalike));
-  EXPECT_NE(error_of(head + "[[bystanders]]\nkind = \"lookalike\"\n").find("has a lookalike already"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(head + "[[bystanders]]\nkind = \"lookalike\"\n").find("has a lookalike already"),
+      std::string::npos);
   EXPECT_NE(error_of("description = \"d\"\n[agent]\ncommand = [\"x\"]\npackage = \"p\"\n"
                      "members = [\"a\"]\nlookalike = false\n")
                 .find("'lookalike' goes with 'dir'"),
