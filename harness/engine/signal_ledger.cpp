@@ -255,8 +255,11 @@ void SignalLedger::answer(const Taken& taken, bool unsettled) {
   __u64 id = call.id;
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
   if (record.signal != "0" && is_signal_call(call.data.nr)) {
+    // Not the harness's own processes: what a signal does to them is a hit to report, never a
+    // course of the tree's to wait on. The case runner, its namespace's init, takes no signal it
+    // does not catch and runs on, and waiting for it held every later call to the bound.
     for (const Party& p : record.reached) {
-      if (p.alive) add_candidate(p.pid, sig);
+      if (p.alive && p.kind != Party::Kind::harness) add_candidate(p.pid, sig);
     }
   }
   {

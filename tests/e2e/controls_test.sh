@@ -120,6 +120,14 @@ case $name in
       grep { grep { \$_->{role} eq 'reaper host' } @{ \$_->{reached} } } $sent_outside" \
       "bystander-hit: the reaper host, its caller, was signalled"
     ;;
+  kills-case-runner)
+    shows=(plain-child grandchildren)
+    rule "\$c->{verdict} eq 'bystander-hit' &&
+      grep { grep { \$_->{role} eq 'case runner' } @{ \$_->{reached} } } $sent_outside" \
+      "bystander-hit: the case runner was signalled, and the verdict says so"
+    rule "!@{ \$c->{survivors} } && !grep { \$_->{result} =~ /still under way/ } @{ \$c->{signals} }" \
+      "the members its group kill ended are no survivors, and that kill was not held"
+    ;;
   cgroup-kill-everything)
     shows=(plain-child grandchildren)
     # Its signals are the kernel's, not a system call's: as root in the initial PID namespace
