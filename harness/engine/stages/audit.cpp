@@ -99,29 +99,36 @@ std::vector<ProcessRecord> exited_on_its_own(const std::vector<const Member*>& e
   return out;
 }
 
-// Whether a SIGKILL of the reaper's side (or the kernel's) reached `pid`, or was sent to that pid
-// by number even if the harness had ended the process first.
-bool killed_by_reaper(const std::vector<SignalRecord>& records, pid_t pid) {
-  const std::string by_number = fmt::format("pid {}", pid);
+// Whether a signal of the reaper's side (or the kernel's) reached `pid`, or was sent to it by
+// number or pidfd though the harness had ended it first (the race's held member, released once
+// the decoy is placed, may be gone by the time the reaper's call comes).
+bool reaper_addressed(const std::vector<SignalRecord>& records, pid_t pid) {
+  const std::string by_pid = fmt::format("pid {}", pid);
+  const std::string by_thread = fmt::format("thread {}", pid);
+  const std::string by_fd = fmt::format(" of pid {}", pid);
   return std::any_of(records.begin(), records.end(), [&](const SignalRecord& r) {
-    if (r.signal != "SIGKILL" || !(r.counts() || r.kernel)) return false;
-    return r.target == by_number || std::any_of(r.reached.begin(), r.reached.end(),
-                                                [&](const Party& p) { return p.pid == pid; });
+    if (!(r.counts() || r.kernel)) return false;
+    const std::string& t = r.target;
+    return t == by_pid || t == by_thread ||
+           (t.size() > by_fd.size() &&
+            t.compare(t.size() - by_fd.size(), by_fd.size(), by_fd) == 0) ||
+           std::any_of(r.reached.begin(), r.reached.end(),
+                       [&](const Party& p) { return p.pid == pid; });
   });
 }
 
 // Members a race held (they ignore SIGTERM until the harness, once the decoy is placed, tells
-// them to exit) that no SIGKILL of the reaper's side or the kernel's was sent to: the harness
-// ended them to free the recycled id, so they are dead, yet they outlived the reaper all the same.
-std::vector<ProcessRecord> held_unkilled(const CaseContext& ctx, const Tree& tree,
-                                         const Kill& kill) {
+// them to exit) that no signal of the reaper's side or the kernel's reached or was sent to: the
+// harness ended them to free the recycled id, so they are dead, yet they outlived the reaper.
+std::vector<ProcessRecord> held_unreached(const CaseContext& ctx, const Tree& tree,
+                                          const Kill& kill) {
   std::vector<ProcessRecord> out;
   if (!tree.race || !ctx.signal_evidence || !ctx.kernel_signals_seen) return out;
   const std::vector<std::string> held = ctx.scenario.held_roles();
   const std::vector<SignalRecord> records = ctx.signal_evidence->records(kill.requested);
   for (const ProcessRecord& r : tree.records) {
     if (std::find(held.begin(), held.end(), r.role) != held.end() &&
-        !killed_by_reaper(records, r.pid)) {
+        !reaper_addressed(records, r.pid)) {
       out.push_back(r);
     }
   }
@@ -150,7 +157,7 @@ void watch_until_certain(CaseContext& ctx, Tree& tree, const Kill& kill, const L
   }
   AuditResult audited = audit(tree.members, tree.deaths, ctx.census, scope);
   out.survivors = std::move(audited.survivors);
-  for (ProcessRecord& r : held_unkilled(ctx, tree, kill)) {
+  for (ProcessRecord& r : held_unreached(ctx, tree, kill)) {
     const bool listed = std::any_of(out.survivors.begin(), out.survivors.end(),
                                     [&](const ProcessRecord& s) { return s.pid == r.pid; });
     if (!listed) out.survivors.push_back(std::move(r));
