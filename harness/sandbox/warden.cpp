@@ -19,7 +19,10 @@ namespace reapcheck {
 namespace {
 
 // Not CLONE_NEWNS: the case stays in the warden's mount namespace, over which it has no privilege.
-constexpr int kCaseNamespaces = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP;
+// CLONE_NEWIPC: the host's System V objects and POSIX message queues are out of the case's
+// reach, and what it makes of them ends with its namespace.
+constexpr int kCaseNamespaces =
+    CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP | CLONE_NEWIPC;
 
 pid_t clone_case(int flags) {
   return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0));

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/mount.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -79,6 +80,30 @@ TEST(Confinement, RootIsAnUnprivilegedHostId) {
            std::to_string(outside) + " " + std::to_string(count);
   });
   EXPECT_EQ(map, "0 0 " + std::to_string(kSandboxHostId) + " 1");
+}
+
+// A System V segment of the host's is out of the case's sight, and one the case makes is gone
+// with it: the case has an IPC namespace of its own (issue 53).
+TEST(Confinement, SystemVObjectsAreTheCasesOwnAndEndWithIt) {
+  const int host = ::shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0666);
+  ASSERT_GE(host, 0);
+  const std::string seen = run([host] {
+    const int made = ::shmget(IPC_PRIVATE, 1 << 20, IPC_CREAT | 0600);
+    shmid_ds ds{};
+    return std::to_string(::shmctl(host, IPC_STAT, &ds) == 0) + " " + std::to_string(made);
+  });
+  ::shmctl(host, IPC_RMID, nullptr);
+  std::istringstream in(seen);
+  int host_visible = -1;
+  int made = -1;
+  in >> host_visible >> made;
+  EXPECT_EQ(host_visible, 0) << "the case saw the host's segment " << host;
+  ASSERT_GE(made, 0) << seen;
+  shmid_ds ds{};
+  // Ids are per namespace: the case's may name a host segment made meanwhile, never its own.
+  if (::shmctl(made, IPC_STAT, &ds) == 0) {
+    EXPECT_NE(ds.shm_segsz, 1u << 20);
+  }
 }
 
 TEST(Confinement, HostFilesAreReadOnlyAndTemporaryDirectoriesPrivate) {
