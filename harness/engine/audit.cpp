@@ -178,16 +178,37 @@ bool none_died(DeathWatch& watch, int alive_before) {
   return watch.alive() == alive_before;
 }
 
+// The members alive now, or alive, idle and not dying when `settle` passed (`outlived`, as
+// `at_bound` showed them), as records.
+std::vector<ProcessRecord> survivors_of(const std::vector<const std::vector<Member>*>& groups,
+                                        const std::set<pid_t>& outlived,
+                                        const std::optional<reaper::ProcTable>& at_bound,
+                                        const Processes& processes) {
+  std::vector<ProcessRecord> out;
+  const reaper::ProcTable table = processes.table(reaper::Detail::full);
+  for (const auto* group : groups) {
+    for (const Member& m : *group) {
+      // Alive until its pidfd reports the exit of its whole thread group, whatever /proc shows
+      // for the leader.
+      if (m.watch_slot < 0 || (!alive(m) && outlived.count(m.pid) == 0)) continue;
+      const reaper::ProcInfo* p = outlived.count(m.pid) != 0 ? at_bound->find(m.pid) : nullptr;
+      if (p == nullptr) p = table.find(m.pid);
+      out.push_back(p != nullptr ? record_of(*p, m.role)
+                                 : ProcessRecord{m.pid, 0, 0, 0, "?", m.role, {}});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census& census,
                   const AuditScope& scope) {
   const auto start = Clock::now();
   const auto deadline = start + scope.settle;
-  // A member already dying when `settle` has passed (SIGKILL pending, or exiting) is the
-  // kernel's to finish, and one still busy may be about to end: each is waited for a while
-  // longer rather than called a survivor, which on a loaded machine a 1,000-process namespace
-  // teardown, or a server's graceful shutdown, would make a matter of load.
+  // A member dying when `settle` passes is the kernel's to finish, one busy may be about to end:
+  // each is waited for longer, or a loaded machine would make a survivor of a 1,000-process
+  // namespace teardown or a graceful shutdown.
   const auto dying_deadline = deadline + scope.dying_bound;
   std::set<pid_t> known;  // every pid already tracked, announced or found by a scan
   for (const Member& m : members) known.insert(m.pid);
@@ -212,9 +233,8 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
     const bool past_bound = now >= deadline;
     const std::set<pid_t> pending =
         past_bound ? under_way(groups, census, scope, dying_deadline) : std::set<pid_t>{};
-    // Past the bound, the reaper's helpers still busy are waited for too: a kill they send late
-    // is judged like any other. One that only sleeps, or waits on what never comes, is idle: the
-    // sandbox's end ends it (not here: a supervisor the reaper left holds the sibling agent).
+    // Past the bound, the reaper's busy helpers are waited for too: a late kill is judged like
+    // any other. One idle for good is left to the sandbox's end (a supervisor holds the sibling).
     const bool helpers_busy = past_bound && !reaper_done(scope, leftovers, census, dying_deadline);
     if (past_bound && (now >= dying_deadline || (pending.empty() && !helpers_busy))) {
       if (now >= dying_deadline) result_bound_hit = !pending.empty();
@@ -235,18 +255,7 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
   AuditResult result;
   result.busy_at_bound = result_bound_hit;
   result.watched_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  const reaper::ProcTable table = scope.processes->table(reaper::Detail::full);
-  for (const auto* group : groups) {
-    for (const Member& m : *group) {
-      // Alive until its pidfd reports the exit of its whole thread group, whatever /proc shows
-      // for the leader.
-      if (m.watch_slot < 0 || (!alive(m) && outlived.count(m.pid) == 0)) continue;
-      const reaper::ProcInfo* p = outlived.count(m.pid) != 0 ? at_bound->find(m.pid) : nullptr;
-      if (p == nullptr) p = table.find(m.pid);
-      result.survivors.push_back(p != nullptr ? record_of(*p, m.role)
-                                              : ProcessRecord{m.pid, 0, 0, 0, "?", m.role, {}});
-    }
-  }
+  result.survivors = survivors_of(groups, outlived, at_bound, *scope.processes);
   if (result.survivors.empty()) {
     watch.wait(Clock::now());
     result.all_dead_ms = std::chrono::duration<double, std::milli>(
