@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,8 +29,8 @@ namespace {
 // reads EOF).
 // `in_cgroup`: it was cloned into options.cgroup already.
 [[noreturn]] void exec_child(const AgentSpec& spec, const SpawnOptions& options, bool in_cgroup,
-                             int pty_slave, int err_fd, int parent_pidfd, char* const* argv,
-                             char* const* envp) {
+                             int pty_slave, int err_fd, int parent_pidfd, const char* program,
+                             char* const* argv, char* const* envp) {
   auto fail = [&](int step) {
     int msg[2] = {step, errno};
     (void)!::write(err_fd, msg, sizeof msg);
@@ -69,9 +70,37 @@ namespace {
     if (::fcntl(fd, F_SETFD, 0) < 0) fail(3);
   }
   if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) < 0) fail(4);
-  ::execvpe(argv[0], argv, envp);
+  ::execvpe(program, argv, envp);
   fail(5);
   ::_exit(127);  // not reached: fail() exits
+}
+
+// The program `spec` names, looked up as its own shell would: in the PATH of its environment
+// (execvpe() searches the caller's, and the caller may run with another: the harness's reaper
+// host with the standard one, a project's own command with the user's), a relative entry taken
+// from its working folder. argv[0] as it is when it holds a '/' or is found nowhere there.
+std::string program_of(const AgentSpec& spec) {
+  const std::string& name = spec.argv.front();
+  if (name.find('/') != std::string::npos) return name;
+  const auto path = std::find_if(spec.env.begin(), spec.env.end(),
+                                 [](const std::string& e) { return e.rfind("PATH=", 0) == 0; });
+  if (path == spec.env.end()) return name;
+  const std::string dirs = path->substr(5);
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    const size_t end = std::min(dirs.find(':', start), dirs.size());
+    std::string dir = dirs.substr(start, end - start);
+    start = end + 1;
+    if (dir.empty()) dir = ".";
+    if (dir.front() != '/' && !spec.cwd.empty()) dir = spec.cwd + "/" + dir;
+    const std::string candidate = dir + "/" + name;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+  }
+  return name;
 }
 
 std::vector<char*> c_strings(const std::vector<std::string>& v) {
@@ -97,6 +126,7 @@ Agent spawn_agent(const AgentSpec& spec, const SpawnOptions& options) {
   }
   auto argv = c_strings(spec.argv);
   auto envp = c_strings(spec.env);
+  const std::string program = program_of(spec);
   Pipe err = make_pipe();
   std::optional<UniqueFd> self;
   if (options.die_with_parent) self = pidfd_open(::getpid());
@@ -105,7 +135,7 @@ Agent spawn_agent(const AgentSpec& spec, const SpawnOptions& options) {
   bool in_cgroup = false;
   auto child = [&] {
     exec_child(spec, options, in_cgroup, slave.get(), err.write.get(), self ? self->get() : -1,
-               argv.data(), envp.data());
+               program.c_str(), argv.data(), envp.data());
   };
   // Sharing this process's memory until the exec, as posix_spawn does, copies none of it. Only
   // clone3 starts a child in a cgroup, and clone3 on a stack of its own needs assembly: there

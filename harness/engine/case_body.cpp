@@ -66,6 +66,7 @@ void run_stages(CaseContext& ctx, CaseObservation& r) {
   r.late = std::move(found.late);
   r.rebind_failures = std::move(found.rebind_failures);
   r.survivors = std::move(found.survivors);
+  r.ended_by_harness = std::move(found.ended_by_harness);
   r.all_dead_ms = found.all_dead_ms;
   r.watched_ms = found.watched_ms;
   r.busy_at_bound = found.busy_at_bound;

@@ -21,6 +21,7 @@
 #include "harness/model/result_json.h"
 #include "harness/model/text.h"
 #include "harness/sandbox/case_cgroup.h"
+#include "harness/sandbox/host_view.h"
 #include "harness/sandbox/sandbox.h"
 #include "harness/support/interrupt.h"
 #include "reaper/os/cgroup_fs.h"
@@ -93,9 +94,15 @@ std::vector<std::filesystem::path> projects_of(std::span<const CaseJob> jobs) {
 SandboxOptions sandbox_options(const CaseOptions& options, const std::filesystem::path& scratch,
                                std::chrono::milliseconds deadline,
                                std::vector<std::filesystem::path> projects) {
+  std::vector<std::filesystem::path> visible = options.layout.harness_paths();
+  // A project's own command runs with the user's PATH: what it finds there under a closed home
+  // is put back, read-only, as the user sees it.
+  if (!projects.empty()) {
+    for (auto& p : path_put_back(options.agent_path)) visible.push_back(std::move(p));
+  }
   return {deadline,
           scratch,
-          options.layout.harness_paths(),
+          std::move(visible),
           options.layout.shared,
           options.cgroup_parent,
           options.ledger,

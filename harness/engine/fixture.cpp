@@ -148,16 +148,16 @@ std::string not_startable(const std::string& program, const std::filesystem::pat
   namespace fs = std::filesystem;
   if (program.find('/') == std::string::npos) {
     const std::string found = layout.find_program(program);
+    // Under a closed home the folder below it is put back (path_put_back()); one closed itself
+    // cannot be.
     if (const fs::path closed =
-            found.empty() ? fs::path() : closed_folder(fs::path(found).parent_path());
+            found.empty() ? fs::path() : closed_after_put_back(fs::path(found).parent_path());
         !closed.empty()) {
-      return "'" + program + "' is " + found + " in PATH, under " + closed.string() +
-             ", which lets only its owner in: the case, which runs as an id of its own, would run "
-             "another " +
-             program +
-             " found further on in PATH, or none; give others search "
-             "permission on the way (chmod o+x " +
-             closed.string() + "), or put the program on a path others can reach";
+      return fmt::format(
+          "'{}' is {} in PATH, under {}, which lets only its owner in: the case, which runs as an "
+          "id of its own, would run another {} found further on in PATH, or none; give others "
+          "search permission there (chmod o+x {}), or put the program on a path others can reach",
+          program, found, closed.string(), program, closed.string());
     }
     if (!found.empty()) return {};
     if (fs::exists(dir / program)) {

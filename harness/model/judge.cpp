@@ -27,7 +27,13 @@ std::string leak_reason(const Observations& seen) {
   for (const auto& p : seen.open_ports) parts.push_back(describe(p));
   if (!seen.survivors.empty()) {
     std::vector<std::string> who;
-    for (const auto& s : seen.survivors) who.push_back(describe(s));
+    for (const auto& s : seen.survivors) {
+      const bool ended = std::find(seen.ended_by_harness.begin(), seen.ended_by_harness.end(),
+                                   s.pid) != seen.ended_by_harness.end();
+      who.push_back(describe(s) + (ended ? ", never reached by the reaper: the harness ended it "
+                                           "after the race, to free the recycled id"
+                                         : ""));
+    }
     parts.push_back(fmt::format(
         "{} process(es) of the tree outlived the reaper ({}): {}", seen.survivors.size(),
         seen.watched_ms < seen.settle_ms

@@ -180,6 +180,9 @@ struct Observations {
   ReaperOutcome reaper_outcome;
   std::vector<ProcessRecord> members;  // the tree as announced, just before the kill
   std::vector<ProcessRecord> survivors;
+  // Of the survivors, the race's held members that no signal of the reaper's reached: dead only
+  // because the harness ended them after the race, to free the recycled id.
+  std::vector<pid_t> ended_by_harness;
   std::vector<BystanderHit> bystanders_hit;
   std::vector<OpenPort> open_ports;
   std::vector<std::string> reaper_steps;  // what the reaper reported doing

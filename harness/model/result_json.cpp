@@ -211,6 +211,7 @@ void to_json(nlohmann::json& j, const CaseObservation& c) {
          {"message", c.reaper_outcome.message}}},
        {"members", c.members},
        {"survivors", c.survivors},
+       {"ended_by_harness", c.ended_by_harness},
        {"bystanders_hit", c.bystanders_hit},
        {"open_ports", c.open_ports},
        {"reaper_steps", c.reaper_steps},
@@ -261,6 +262,7 @@ void from_json(const nlohmann::json& j, CaseObservation& c) {
   }
   c.members = j.value("members", std::vector<ProcessRecord>{});
   j.at("survivors").get_to(c.survivors);
+  c.ended_by_harness = j.value("ended_by_harness", std::vector<pid_t>{});
   j.at("bystanders_hit").get_to(c.bystanders_hit);
   c.open_ports = j.value("open_ports", std::vector<OpenPort>{});
   c.reaper_steps = j.value("reaper_steps", std::vector<std::string>{});

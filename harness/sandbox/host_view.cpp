@@ -105,6 +105,45 @@ fs::path closed_folder(const fs::path& path) {
   return {};
 }
 
+namespace {
+
+// The folder just below `closed` on the way to `dir` (which lies below it).
+fs::path put_back_point(const fs::path& closed, const fs::path& dir) {
+  const fs::path rest = dir.lexically_relative(closed);
+  return rest.empty() || *rest.begin() == "." ? fs::path() : closed / *rest.begin();
+}
+
+}  // namespace
+
+std::vector<fs::path> path_put_back(const std::string& search_path) {
+  std::vector<fs::path> out;
+  size_t start = 0;
+  while (start <= search_path.size()) {
+    const size_t end = std::min(search_path.find(':', start), search_path.size());
+    const fs::path dir(search_path.substr(start, end - start));
+    start = end + 1;
+    if (!dir.is_absolute() || !fs::is_directory(dir)) continue;
+    const fs::path point = put_back_point(closed_folder(dir), dir);
+    if (!point.empty() && std::find(out.begin(), out.end(), point) == out.end()) {
+      out.push_back(point);
+    }
+  }
+  return out;
+}
+
+fs::path closed_after_put_back(const fs::path& dir) {
+  const fs::path closed = closed_folder(dir);
+  const fs::path point = put_back_point(closed, dir);
+  if (point.empty()) return closed;
+  fs::path prefix = point;
+  if (!others_may_enter(prefix)) return prefix;
+  for (const fs::path& part : dir.lexically_relative(point)) {
+    prefix /= part;
+    if (!others_may_enter(prefix)) return prefix;
+  }
+  return {};
+}
+
 std::string host_view_refusal(const fs::path& root) {
   if (others_may_enter(root)) return {};
   return root.string() +

@@ -32,9 +32,18 @@ struct HostView {
 std::string host_view_refusal(const std::filesystem::path& root = "/");
 
 // The topmost folder on the way to the folder `path` (itself included) that the case may not
-// enter, or empty. What lies below it is hidden from the case unless put back: a program found
-// there in PATH on the host (a version manager's shims in a 0700 home) is not found in the case.
+// enter, or empty. What lies below it is hidden from the case unless put back.
 std::filesystem::path closed_folder(const std::filesystem::path& path);
+
+// What to put back (HostView::visible) so that the case finds the programs of `search_path` (a
+// PATH) as the user does: for an entry under a folder the case may not enter (a version
+// manager's shims in a 0700 home, /root/.pyenv/shims), the folder just below that one on the way
+// to it (/root/.pyenv: the shims and what they run). Entries the case reaches already need none.
+std::vector<std::filesystem::path> path_put_back(const std::string& search_path);
+
+// For a folder of PATH: the first folder on the way to it that the case may not enter even once
+// path_put_back() has put back what it can (a 0700 ~/.pyenv itself), or empty.
+std::filesystem::path closed_after_put_back(const std::filesystem::path& dir);
 
 // In the calling process's (fresh, unshared) mount namespace, one checked step after another:
 // private propagation; the host's /tmp, /var/tmp, /dev/shm and /run replaced by empty tmpfs (no

@@ -133,6 +133,14 @@ case "$what" in
     expect_in "$work/out" "sleep (pid"
     expect_in "$work/out" "warming up"
     [ $(($(date +%s) - start)) -lt 30 ] || fail "the never-ready case was not bounded"
+    # A program found in PATH under a home only its owner may enter ($work, mktemp's 0700), in a
+    # folder others may ($work/tools, as ~/.pyenv is in /root): put back for the case, read-only,
+    # it runs as the user's shell would run it.
+    mkdir -p "$work/tools/bin"
+    printf '#!/bin/sh\necho ready\nexec sleep 60\n' >"$work/tools/bin/shimmed-server"
+    chmod 755 "$work/tools" "$work/tools/bin" "$work/tools/bin/shimmed-server"
+    PATH="$work/tools/bin:$PATH" reproduce "$dir" --reaper cgroup --ready-log ready -- shimmed-server
+    expect_verdict "$work/out" cgroup pass
     # A shell script that leaves a daemon with nohup and setsid, as deploy scripts do, and then
     # waits: ready by quiet alone (no condition given).
     reproduce "$dir" --reaper pgroup --reaper cgroup -- \
@@ -187,13 +195,15 @@ case "$what" in
     check_usage "--dir package.json: not a directory" --dir package.json -- true
     check_usage "to run the one in $dir, write ./server.js" -- server.js
     check_usage "'./server.js' is not executable (chmod +x)" -- ./server.js
-    # A program found in PATH under a folder only its owner may enter (a version manager's
-    # shims in a 0700 home): the case would run another one, or none. ($work is mktemp's 0700.)
+    # A program found in PATH under a folder only its owner may enter, which cannot be put back
+    # for the case (the version manager's own folder is 0700 too): the case would run another
+    # one, or none. ($work is mktemp's 0700; own-tree/edges runs one that can be put back.)
     mkdir -p "$work/home/bin"
     printf '#!/bin/sh\nexec sleep 60\n' >"$work/home/bin/shimmed-server"
     chmod 755 "$work/home/bin/shimmed-server"
+    chmod 700 "$work/home"
     PATH="$work/home/bin:$PATH" check_usage \
-      "'shimmed-server' is $work/home/bin/shimmed-server in PATH, under $work, which lets only its owner in" \
+      "'shimmed-server' is $work/home/bin/shimmed-server in PATH, under $work/home, which lets only its owner in" \
       -- shimmed-server
     "$bin" run -- true >"$work/out" 2>&1
     [ $? -eq 2 ] || fail "run -- true: not a usage error"

@@ -56,6 +56,12 @@ void outcome_rows(std::vector<Row>& out) {
   out.push_back({"a survivor still busy when the wait ended", busy, Verdict::leak,
                  "still running or dying 11000 ms after it returned, when the wait for them "
                  "ended: --settle 1000 and 10 s more"});
+  Observations released = leak;
+  released.survivors = {process(9, "holder")};
+  released.ended_by_harness = {9};
+  out.push_back({"a race's held member the reaper never reached", released, Verdict::leak,
+                 "holder (pid 9, pgid 9, sid 9, state S: perl tree.pl), never reached by the "
+                 "reaper: the harness ended it after the race"});
   Observations unsignalled = clean();
   unsignalled.late = {{process(7, "agent"), -1, true}};
   out.push_back({"a member that ended by itself before the return, never signalled", unsignalled,

@@ -160,6 +160,7 @@ void watch_until_certain(CaseContext& ctx, Tree& tree, const Kill& kill, const L
   for (ProcessRecord& r : held_unreached(ctx, tree, kill)) {
     const bool listed = std::any_of(out.survivors.begin(), out.survivors.end(),
                                     [&](const ProcessRecord& s) { return s.pid == r.pid; });
+    out.ended_by_harness.push_back(r.pid);
     if (!listed) out.survivors.push_back(std::move(r));
   }
   out.all_dead_ms = out.survivors.empty() ? audited.all_dead_ms : -1;

@@ -17,6 +17,7 @@ struct Findings {
   std::vector<LateMember> late;                    // members alive and not dying at return
   std::vector<RebindFailure> rebind_failures;      // ports still bound at return
   std::vector<ProcessRecord> survivors;
+  std::vector<pid_t> ended_by_harness;  // of the survivors, the race's held ones it never reached
   double all_dead_ms = -1;
   double watched_ms = 0;
   bool busy_at_bound = false;
