@@ -49,10 +49,8 @@ ArgArea arg_area() {
 // The environment moved to the heap: its strings are about to be overwritten where they are.
 void copy_environment() {
   std::vector<char*> copy;
-  for (char** e = environ; e != nullptr && *e != nullptr;
-       ++e) {  // check-layers: environment passed on
-    copy.push_back(::strdup(*e));
-  }
+  char** from = environ;  // check-layers: environment passed on
+  for (char** e = from; e != nullptr && *e != nullptr; ++e) copy.push_back(::strdup(*e));
   copy.push_back(nullptr);
   auto* array = static_cast<char**>(std::malloc(copy.size() * sizeof(char*)));
   if (array == nullptr) throw std::runtime_error("set the process title: out of memory");
