@@ -9,28 +9,21 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/unit/temp_dir.h"
+
 namespace reapcheck {
 namespace {
 
 namespace fs = std::filesystem;
 
-class ReportFile : public ::testing::Test {
+class ReportFile : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/reapcheck-file-output-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   static std::string read(const fs::path& file) {
     std::ifstream in(file);
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();
   }
-
-  fs::path dir_;
 };
 
 // A FIFO (with no reader), a directory, a device or a symlink is no report: refused before a run
