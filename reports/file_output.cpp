@@ -44,7 +44,7 @@ UniqueFd open_folder(const std::filesystem::path& file) {
 // The report's own name in its folder, once it is known to be a regular file or nothing yet:
 // never opened, only renamed over.
 std::string target_name(int dir, const std::filesystem::path& file) {
-  const std::string name = file.filename().string();
+  std::string name = file.filename().string();
   if (name.empty() || name == "." || name == "..") fail(file, "names a folder, not a file");
   struct stat st {};
   if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {

@@ -58,6 +58,11 @@ void copy_environment() {
   environ = array;  // never freed; check-layers: environment passed on
 }
 
+// The byte at `address` of this process's own memory, as /proc/self/stat gives addresses.
+char* at(unsigned long address) {
+  return reinterpret_cast<char*>(address);  // NOLINT(performance-no-int-to-ptr): an address
+}
+
 }  // namespace
 
 void set_process_title(std::string_view title) {
@@ -66,19 +71,16 @@ void set_process_title(std::string_view title) {
   // The environment follows the arguments (it always does, as execve lays them out), so the
   // title may run on into it. The kernel reads a title that does not end the argument area with a
   // NUL as setproctitle(3) writes it: up to its first NUL, however long the area.
-  auto* begin = reinterpret_cast<char*>(area.arg_start);
+  char* begin = at(area.arg_start);
   const bool joined = area.env_start == area.arg_end;
-  char* end = reinterpret_cast<char*>(joined ? area.env_end : area.arg_end);
+  char* end = at(joined ? area.env_end : area.arg_end);
   std::memset(begin, 0, static_cast<size_t>(end - begin));
-  if (!joined)
-    std::memset(reinterpret_cast<char*>(area.env_start), 0, area.env_end - area.env_start);
+  if (!joined) std::memset(at(area.env_start), 0, area.env_end - area.env_start);
   const size_t room = static_cast<size_t>(end - begin) - 1;
   std::memcpy(begin, title.data(), std::min(room, title.size()));
   // The last byte of the argument area not a NUL: the kernel shows the title alone, as one
   // argument, without the NULs after it (which ps would print as trailing blanks).
-  if (title.size() + 1 < area.arg_end - area.arg_start) {
-    reinterpret_cast<char*>(area.arg_end)[-1] = ' ';
-  }
+  if (title.size() + 1 < area.arg_end - area.arg_start) at(area.arg_end - 1)[0] = ' ';
 }
 
 }  // namespace reapcheck
