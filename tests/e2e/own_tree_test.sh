@@ -105,8 +105,10 @@ case "$what" in
   python)
     # A server that starts a worker as a daemon (double fork, setsid, SIGTERM ignored); importing
     # worker.py makes python write __pycache__ into the folder, which must land in the overlay.
+    # Debian's python3, whatever version manager this machine's PATH puts first (a 0700 one
+    # would be refused, as own-tree/input shows).
     dir=$(project python-worker)
-    reproduce "$dir" --reaper pgroup --reaper ps-walk --reaper cgroup --reaper pidns \
+    PATH=/usr/bin:/bin reproduce "$dir" --reaper pgroup --reaper ps-walk --reaper cgroup --reaper pidns \
       --ready-log 'serving on' -- python3 server.py
     [ "$rc" -eq 1 ] || fail "exit $rc, expected 1"
     expect_verdict "$work/out" pgroup leak
