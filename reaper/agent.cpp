@@ -92,8 +92,10 @@ std::string program_of(const AgentSpec& spec) {
     std::string dir = dirs.substr(start, end - start);
     start = end + 1;
     if (dir.empty()) dir = ".";
-    if (dir.front() != '/' && !spec.cwd.empty()) dir = spec.cwd + "/" + dir;
-    const std::string candidate = dir + "/" + name;
+    if (dir.front() != '/' && !spec.cwd.empty()) dir.insert(0, spec.cwd + "/");
+    std::string candidate = dir;
+    candidate += '/';
+    candidate += name;
     struct stat st {};
     if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
         ::access(candidate.c_str(), X_OK) == 0) {

@@ -132,7 +132,7 @@ std::vector<fs::path> path_put_back(const std::string& search_path) {
 }
 
 fs::path closed_after_put_back(const fs::path& dir) {
-  const fs::path closed = closed_folder(dir);
+  fs::path closed = closed_folder(dir);
   const fs::path point = put_back_point(closed, dir);
   if (point.empty()) return closed;
   fs::path prefix = point;
