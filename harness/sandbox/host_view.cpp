@@ -9,6 +9,7 @@
 #include <array>
 
 #include "harness/sandbox/project_view.h"
+#include "harness/support/layout.h"
 #include "reaper/os/cgroup_fs.h"
 #include "reaper/os/sys_error.h"
 #include "reaper/os/unique_fd.h"
@@ -117,12 +118,7 @@ fs::path put_back_point(const fs::path& closed, const fs::path& dir) {
 
 std::vector<fs::path> path_put_back(const std::string& search_path) {
   std::vector<fs::path> out;
-  size_t start = 0;
-  while (start <= search_path.size()) {
-    const size_t end = std::min(search_path.find(':', start), search_path.size());
-    const fs::path dir(search_path.substr(start, end - start));
-    start = end + 1;
-    if (!dir.is_absolute() || !fs::is_directory(dir)) continue;
+  for (const fs::path& dir : existing_directories(search_path)) {
     const fs::path point = put_back_point(closed_folder(dir), dir);
     if (!point.empty() && std::find(out.begin(), out.end(), point) == out.end()) {
       out.push_back(point);
