@@ -15,7 +15,7 @@
 #include "bench/reap.h"
 #include "bench/snapshot.h"
 #include "harness/catalog/catalog.h"
-#include "harness/engine/matrix.h"
+#include "harness/engine/run/matrix.h"
 #include "harness/model/verdict.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"

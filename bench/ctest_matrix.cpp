@@ -14,7 +14,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "harness/engine/leftovers.h"
+#include "harness/engine/reaper_side/leftovers.h"
 #include "harness/support/interrupt.h"
 #include "reaper/os/pidfd.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "harness/engine/case_series.h"
+#include "harness/engine/run/case_series.h"
 #include "harness/sandbox/cgroup_area.h"
 #include "harness/support/interrupt.h"
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "harness/engine/readiness.h"
+#include "harness/engine/tree/readiness.h"
 #include "harness/model/scenario.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

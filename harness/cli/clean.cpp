@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "harness/cli/commands.h"
-#include "harness/engine/leftovers.h"
+#include "harness/engine/reaper_side/leftovers.h"
 
 namespace reapcheck {
 namespace {

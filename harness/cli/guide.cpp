@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "harness/catalog/catalog.h"
-#include "harness/engine/applicability.h"
+#include "harness/engine/run/applicability.h"
 #include "harness/model/guide.h"
 #include "harness/support/exit_status.h"
 #include "reports/file_output.h"

@@ -7,7 +7,7 @@
 
 #include "harness/catalog/catalog.h"
 #include "harness/cli/commands.h"
-#include "harness/engine/applicability.h"
+#include "harness/engine/run/applicability.h"
 #include "harness/model/text.h"
 
 namespace reapcheck {

@@ -14,8 +14,8 @@
 
 #include "harness/cli/commands.h"
 #include "harness/engine/case.h"
-#include "harness/engine/fixture.h"
-#include "harness/engine/matrix.h"
+#include "harness/engine/run/matrix.h"
+#include "harness/engine/tree/fixture.h"
 #include "harness/model/cut.h"
 #include "harness/model/text.h"
 #include "harness/support/exit_status.h"

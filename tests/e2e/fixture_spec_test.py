@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The fixture spec's contract, fixtures/spec.schema.json, held to both of its sides:
-- the writer: every spec harness/engine/fixture.cpp writes for a built-in scenario (the unit test
+- the writer: every spec harness/engine/tree/fixture.cpp writes for a built-in scenario (the unit test
   FixtureSpecFiles leaves them in a folder) is valid;
 - the readers: each key the schema names is read by exactly the readers its x-readers lists
   (fixtures/perl/tree.pl, fixtures/node/tree.js, fixtures/c-member/spec.c), and each key a reader

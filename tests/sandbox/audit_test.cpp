@@ -1,7 +1,7 @@
 // The audit's settle bound, with a member that stays dying for as long as the test wants: the
 // init of a PID namespace whose exit the kernel holds (PF_EXITING) until every process in its
 // namespace is reaped, one of which is a child of the test's, outside that namespace.
-#include "harness/engine/audit.h"
+#include "harness/engine/tree/audit.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -22,9 +22,9 @@
 #include <thread>
 #include <variant>
 
-#include "harness/engine/activity.h"
-#include "harness/engine/census.h"
-#include "harness/engine/signal_filter.h"
+#include "harness/engine/census/activity.h"
+#include "harness/engine/census/census.h"
+#include "harness/engine/ledger/signal_filter.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
 #include "reaper/os/read_file.h"

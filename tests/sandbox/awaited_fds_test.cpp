@@ -1,7 +1,7 @@
 // A thread blocked waiting on descriptors, one of which is ready, is about to run. The waiter is
 // stopped while it waits, so that it cannot run whatever happens: its syscall file still shows
 // the wait, and only the readiness of what it waits on changes.
-#include "harness/engine/awaited_fds.h"
+#include "harness/engine/census/awaited_fds.h"
 
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -18,7 +18,7 @@
 #include <sstream>
 #include <string>
 
-#include "harness/engine/thread_wait.h"
+#include "harness/engine/census/thread_wait.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/read_file.h"
 #include "reaper/os/sys_error.h"

@@ -6,7 +6,7 @@
 
 #include <thread>
 
-#include "harness/engine/census.h"
+#include "harness/engine/census/census.h"
 #include "harness/sandbox/fork_lineage.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/sys_error.h"

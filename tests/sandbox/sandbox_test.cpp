@@ -20,8 +20,8 @@
 #include <string>
 #include <thread>
 
-#include "harness/engine/bystanders.h"
-#include "harness/engine/leftovers.h"
+#include "harness/engine/bystanders/bystanders.h"
+#include "harness/engine/reaper_side/leftovers.h"
 #include "harness/sandbox/init_reaping.h"
 #include "harness/sandbox/pid_placement.h"
 #include "harness/support/layout.h"

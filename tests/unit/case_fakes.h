@@ -19,12 +19,12 @@
 #include <variant>
 #include <vector>
 
-#include "harness/engine/announcements.h"
-#include "harness/engine/bystander_watch.h"
-#include "harness/engine/orchestrator.h"
+#include "harness/engine/bystanders/bystander_watch.h"
+#include "harness/engine/census/processes.h"
+#include "harness/engine/ledger/signal_evidence.h"
 #include "harness/engine/placement.h"
-#include "harness/engine/processes.h"
-#include "harness/engine/signal_evidence.h"
+#include "harness/engine/reaper_side/orchestrator.h"
+#include "harness/engine/tree/announcements.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/sys_error.h"
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "harness/engine/fixture.h"
+#include "harness/engine/tree/fixture.h"
 #include "harness/model/scenario_set.h"
 #include "tests/unit/temp_dir.h"
 

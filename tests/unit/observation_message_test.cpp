@@ -1,5 +1,5 @@
 // The message a case sends back to its parent: what it carries, and what it refuses.
-#include "harness/engine/observation_message.h"
+#include "harness/engine/run/observation_message.h"
 
 #include <gtest/gtest.h>
 

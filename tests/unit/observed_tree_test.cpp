@@ -1,6 +1,6 @@
 // An observed agent's tree, read from a /proc of the test's making: who is of the tree, and the
 // roles named from what each runs.
-#include "harness/engine/observed_tree.h"
+#include "harness/engine/tree/observed_tree.h"
 
 #include <gtest/gtest.h>
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/engine/dispatch_order.h"
-#include "harness/engine/matrix.h"
+#include "harness/engine/run/dispatch_order.h"
+#include "harness/engine/run/matrix.h"
 #include "harness/model/merge.h"
 #include "harness/model/scenario.h"
 

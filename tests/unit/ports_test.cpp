@@ -1,4 +1,4 @@
-#include "harness/engine/ports.h"
+#include "harness/engine/census/ports.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

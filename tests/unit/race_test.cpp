@@ -1,6 +1,6 @@
 // The retry policy for race cases, with scripted attempts standing in for whole cases: a
 // window that did not open is a failed set-up and is tried again; a verdict is final.
-#include "harness/engine/race.h"
+#include "harness/engine/bystanders/race.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "harness/engine/fixture.h"
+#include "harness/engine/tree/fixture.h"
 #include "harness/model/scenario_set.h"
 #include "harness/model/toml_reader.h"
 #include "tests/unit/temp_dir.h"

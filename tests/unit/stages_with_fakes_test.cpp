@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/engine/race.h"
+#include "harness/engine/bystanders/race.h"
 #include "harness/engine/stages/audit.h"
 #include "harness/engine/stages/evidence.h"
 #include "harness/engine/stages/kill.h"

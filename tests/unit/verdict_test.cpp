@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/engine/readiness.h"
+#include "harness/engine/tree/readiness.h"
 #include "harness/model/summary.h"
 
 namespace reapcheck {

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <set>
 
-#include "harness/engine/audit.h"
-#include "harness/engine/restart_check.h"
+#include "harness/engine/tree/audit.h"
+#include "harness/engine/tree/restart_check.h"
 #include "reaper/os/pidfd.h"
 
 namespace reapcheck {

@@ -1,6 +1,6 @@
 #include "harness/engine/stages/context.h"
 
-#include "harness/engine/observed_tree.h"
+#include "harness/engine/tree/observed_tree.h"
 #include "harness/model/text.h"
 #include "harness/support/layout.h"
 

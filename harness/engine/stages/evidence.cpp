@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "harness/engine/ports.h"
+#include "harness/engine/census/ports.h"
 
 namespace reapcheck {
 namespace {

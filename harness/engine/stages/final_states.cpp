@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "harness/engine/cgroup_state.h"
+#include "harness/engine/census/cgroup_state.h"
 #include "harness/engine/stages/tree.h"
 #include "reaper/os/backoff.h"
 #include "reaper/os/deadline.h"

@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "harness/engine/orchestrator.h"
+#include "harness/engine/reaper_side/orchestrator.h"
 #include "harness/engine/stages/context.h"
 #include "harness/engine/stages/tree.h"
 #include "harness/model/result.h"

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/engine/observed_tree.h"
 #include "harness/engine/stages/tree.h"
+#include "harness/engine/tree/observed_tree.h"
 #include "reaper/os/backoff.h"
 #include "reaper/os/proc_table.h"
 

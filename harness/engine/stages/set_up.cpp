@@ -6,10 +6,10 @@
 #include <variant>
 
 #include "harness/catalog/external.h"
-#include "harness/engine/case_environment.h"
-#include "harness/engine/cgroup_state.h"
-#include "harness/engine/fixture.h"
-#include "harness/engine/readiness.h"
+#include "harness/engine/census/cgroup_state.h"
+#include "harness/engine/reaper_side/case_environment.h"
+#include "harness/engine/tree/fixture.h"
+#include "harness/engine/tree/readiness.h"
 #include "harness/sandbox/init_reaping.h"
 
 namespace reapcheck {

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "harness/engine/observed_tree.h"
-#include "harness/engine/readiness.h"
+#include "harness/engine/tree/observed_tree.h"
+#include "harness/engine/tree/readiness.h"
 #include "harness/model/text.h"
 #include "reaper/os/backoff.h"
 #include "reaper/os/proc_table.h"

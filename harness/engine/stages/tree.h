@@ -9,11 +9,11 @@
 #include <optional>
 #include <vector>
 
-#include "harness/engine/audit.h"
-#include "harness/engine/death_watch.h"
-#include "harness/engine/race.h"
+#include "harness/engine/bystanders/race.h"
+#include "harness/engine/census/death_watch.h"
 #include "harness/engine/stages/context.h"
 #include "harness/engine/stages/set_up.h"
+#include "harness/engine/tree/audit.h"
 #include "harness/model/result.h"
 
 namespace reapcheck {
