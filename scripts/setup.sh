@@ -11,7 +11,8 @@
 #                        action-validator in tests/tools (the ci-lint test), Vite in
 #                        tests/projects/vite-app (own-tree/vite); clang-format
 #                        and clang-tidy (scripts/lint, which .ci/run runs after the tests);
-#                        clang's runtime (the fuzz targets scripts/fuzz runs in .ci/run)
+#                        clang's runtime (the fuzz targets scripts/fuzz runs in .ci/run); jq
+#                        (the end-to-end tests' JSON reader)
 set -euo pipefail
 
 tests=false
