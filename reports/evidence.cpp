@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/model/reaper_name.h"
 #include "reports/process_forest.h"
 
 namespace reapcheck {
@@ -58,7 +59,9 @@ std::string first_few(const std::vector<std::string>& items) {
 // A headline's sender: "pid 9 (sh -c my-reaper…)"; the reaper host by the case's reaper,
 // "pgroup (pid 4)", since its argv is reapcheck's own.
 std::string sender_clause(const CaseResult& c, const SignalRecord& r) {
-  if (r.from_reaper_host()) return fmt::format("{} (pid {})", c.reaper, r.sender.pid);
+  if (r.from_reaper_host()) {
+    return fmt::format("{} (pid {})", shown_reaper(c.reaper), r.sender.pid);
+  }
   return fmt::format("pid {} ({})", r.sender.pid, short_argv(r.sender_argv));
 }
 
@@ -228,7 +231,7 @@ std::vector<EvidenceSection> evidence_sections(const CaseResult& c) {
   }
   std::vector<std::string> sent;
   for (const auto& r : c.signals) {
-    if (r.counts()) sent.push_back(r.summary(kArgvInLedger, c.reaper));
+    if (r.counts()) sent.push_back(r.summary(kArgvInLedger, std::string(shown_reaper(c.reaper))));
   }
   if (!sent.empty()) {
     // A record names its sender, the call and what it reached: wider than a forest row.
@@ -251,7 +254,20 @@ std::vector<EvidenceSection> evidence_sections(const CaseResult& c) {
   if (!c.reaper_steps.empty()) {
     out.push_back({"reaper steps", bounded(c.reaper_steps, "steps"), false});
   }
+  // A label names the reaper everywhere else: its command is said once, here.
+  if (const LabelledReaper split = split_reaper_label(c.reaper); !split.label.empty()) {
+    out.push_back({fmt::format("reaper {}", split.label), {std::string(split.reaper)}, false});
+  }
   return out;
+}
+
+std::string stale_declaration(const CaseResult& c) {
+  if (c.verdict != Verdict::pass || c.expected == Verdict::pass) return {};
+  const std::string where = c.expected_where.empty() ? "its expectations file" : c.expected_where;
+  return fmt::format(
+      "stale declaration: {} declares {} here, and it passed: delete '{}' from that line (the "
+      "weakness is fixed, or no longer shows here)",
+      where, to_string(c.expected), c.scenario);
 }
 
 std::vector<std::string> lesson_lines(const CaseResult& c, const ScenarioNotes* notes) {
@@ -259,8 +275,10 @@ std::vector<std::string> lesson_lines(const CaseResult& c, const ScenarioNotes* 
   if (notes != nullptr && !notes->description.empty()) {
     out.push_back("scenario: " + notes->description);
   }
-  if (!c.expected_reason.empty()) {
-    out.push_back(fmt::format("why {} fails it: {}", c.reaper, c.expected_reason));
+  if (const std::string stale = stale_declaration(c); !stale.empty()) {
+    out.push_back(stale);
+  } else if (!c.expected_reason.empty()) {
+    out.push_back(fmt::format("why {} fails it: {}", shown_reaper(c.reaper), c.expected_reason));
   }
   if (notes == nullptr) return out;
   std::vector<std::string> others;

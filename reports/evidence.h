@@ -53,9 +53,14 @@ std::string evidence_brief(const CaseResult& c, size_t width);
 
 std::vector<EvidenceSection> evidence_sections(const CaseResult& c);
 
+// For a case that passed where a weakness is declared: the file and line that declares it, to
+// delete. Empty for any other case.
+std::string stale_declaration(const CaseResult& c);
+
 // What a reader of a failing or known-weak cell should learn: the scenario, why this technique
-// fails it (the declared reason), and which reapers pass it, with the flag to try. Empty when the
-// run carries no notes for the scenario and declares no reason.
+// fails it (the declared reason; for a pass where a weakness is declared, stale_declaration()), and
+// which reapers pass it, with the flag to try. Empty when the run carries no notes for the scenario
+// and declares no reason.
 std::vector<std::string> lesson_lines(const CaseResult& c, const ScenarioNotes* notes);
 
 // Each section as "TITLE:" and its lines indented under it, every line prefixed with `indent`.

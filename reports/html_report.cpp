@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "harness/model/reaper_name.h"
 #include "harness/model/summary.h"
 #include "reports/cell_label.h"
 #include "reports/evidence.h"
@@ -151,9 +152,10 @@ std::string filters_html(const RunResult& run, const Summary& s) {
     verdicts.insert(std::string(to_string(c.verdict)));
     tags.insert(c.tags.begin(), c.tags.end());
   }
+  std::set<std::string> reapers;
+  for (const auto& r : s.reapers) reapers.emplace(shown_reaper(r));
   return "<p class=filters>" + options_html("verdict", "verdict", verdicts) +
-         options_html("reaper", "reaper", {s.reapers.begin(), s.reapers.end()}) +
-         options_html("tag", "tag", tags) + "</p>";
+         options_html("reaper", "reaper", reapers) + options_html("tag", "tag", tags) + "</p>";
 }
 
 std::string info_html(const RunResult& run) {
@@ -200,9 +202,9 @@ std::string cell_html(const RunResult& run, const Cell& c) {
       "<td id={} class={} data-scenario=\"{}\" data-reaper=\"{}\" data-verdict=\"{}\"{}>"
       "<details><summary>{}<a href=\"#{}\" title=\"link to this cell\">¶</a></summary>"
       "<div class=ev>{}</div></details></td>",
-      id, cell_class(c), escape(c.scenario), escape(c.reaper), to_string(c.verdict()),
-      c.as_expected() ? "" : " data-unexpected=1", escape(cell_label(c)), id,
-      evidence(run, *c.runs.front()));
+      id, cell_class(c), escape(c.scenario), escape(std::string(shown_reaper(c.reaper))),
+      to_string(c.verdict()), c.as_expected() ? "" : " data-unexpected=1", escape(cell_label(c)),
+      id, evidence(run, *c.runs.front()));
 }
 
 std::string rows_html(const RunResult& run, const Summary& s) {
@@ -233,7 +235,8 @@ std::string html_matrix(const RunResult& run) {
   out += header_html(run, s);
   out += "<table><thead><tr><th>scenario</th>";
   for (const auto& r : s.reapers) {
-    out += fmt::format("<th data-reaper=\"{}\">{}</th>", escape(r), escape(r));
+    const std::string shown(shown_reaper(r));
+    out += fmt::format("<th data-reaper=\"{}\">{}</th>", escape(shown), escape(shown));
   }
   out += "</tr></thead><tbody>" + rows_html(run, s) + "</tbody></table>";
   out += std::string("<script>") + kScript + "</script></body></html>\n";

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "harness/model/reaper_name.h"
 #include "reports/evidence.h"
 
 namespace reapcheck {
@@ -123,7 +124,7 @@ std::string ports(const CaseResult& c) {
 std::string advice(const CaseResult& c, const ScenarioNotes* notes) {
   std::string out;
   if (!c.expected_reason.empty()) {
-    out += fmt::format("\nWhy {} misses it\n  {}\n", c.reaper, c.expected_reason);
+    out += fmt::format("\nWhy {} misses it\n  {}\n", shown_reaper(c.reaper), c.expected_reason);
   }
   if (notes == nullptr || c.verdict == Verdict::pass) return out;
   std::vector<std::string> others;
@@ -142,8 +143,8 @@ std::string advice(const CaseResult& c, const ScenarioNotes* notes) {
 }  // namespace
 
 std::string reproduce_report(const CaseResult& c, const ScenarioNotes* notes) {
-  std::string out = fmt::format("\n{} × {}: {} — {}\n", c.scenario, c.reaper, to_string(c.verdict),
-                                evidence_summary(c));
+  std::string out = fmt::format("\n{} × {}: {} — {}\n", c.scenario, shown_reaper(c.reaper),
+                                to_string(c.verdict), evidence_summary(c));
   if (notes != nullptr && !notes->description.empty()) out += "  " + notes->description + "\n";
   out += escaped(c, notes) + ports(c) + advice(c, notes);
   // A case that never reached its kill (a setup-error) leaked nothing and has no evidence.
@@ -187,12 +188,13 @@ std::string reproduce_summary(const std::vector<CaseResult>& results,
   std::set<Escape::Kind> kinds;
   std::set<int> ports;
   size_t width = 0;
-  for (const CaseResult& c : results) width = std::max(width, c.reaper.size());
+  for (const CaseResult& c : results) width = std::max(width, shown_reaper(c.reaper).size());
   width = std::min<size_t>(width, 40);
   for (const CaseResult& c : results) {
-    out += fmt::format("  {:<{}} {:<14} {}\n", cut(c.reaper, width), width, to_string(c.verdict),
+    out += fmt::format("  {:<{}} {:<14} {}\n", cut(std::string(shown_reaper(c.reaper)), width),
+                       width, to_string(c.verdict),
                        c.verdict == Verdict::pass ? std::string() : cut(c.reason, 80));
-    if (c.verdict == Verdict::pass) passed.push_back(c.reaper);
+    if (c.verdict == Verdict::pass) passed.emplace_back(shown_reaper(c.reaper));
     const ProcessRecord* agent = agent_of(c);
     for (const ProcessRecord& p : c.survivors) {
       if (agent != nullptr) kinds.insert(observed_escape(p, *agent, reached(c, p)).kind);

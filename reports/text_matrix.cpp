@@ -8,6 +8,7 @@
 #include <map>
 
 #include "harness/model/cut.h"
+#include "harness/model/reaper_name.h"
 #include "harness/model/summary.h"
 #include "reports/cell_label.h"
 #include "reports/evidence.h"
@@ -32,7 +33,7 @@ std::string table(const Summary& s, bool color) {
   for (const auto& id : s.scenarios) first = std::max(first, id.size());
   std::vector<size_t> widths;
   for (const auto& r : s.reapers) {
-    size_t w = r.size();
+    size_t w = shown_reaper(r).size();
     for (const auto& c : s.cells) {
       if (c.reaper == r) w = std::max(w, cell_label(c).size());
     }
@@ -40,7 +41,7 @@ std::string table(const Summary& s, bool color) {
   }
   std::string out = fmt::format("{:<{}}", "scenario", first);
   for (size_t i = 0; i < s.reapers.size(); ++i)
-    out += fmt::format("  {:<{}}", s.reapers[i], widths[i]);
+    out += fmt::format("  {:<{}}", shown_reaper(s.reapers[i]), widths[i]);
   out += "\n";
   for (const auto& scenario : s.scenarios) {
     out += fmt::format("{:<{}}", scenario, first);
@@ -79,7 +80,7 @@ const ScenarioNotes* notes_of(const RunResult& run, const std::string& scenario)
 // A case that differs from its expectation: its reason, what to learn, and its evidence.
 std::string deviation(const RunResult& run, const Cell& cell, const CaseResult& c) {
   std::string out =
-      fmt::format("\n{} × {}{}: {} (expected {})\n  {}\n", c.scenario, c.reaper,
+      fmt::format("\n{} × {}{}: {} (expected {})\n  {}\n", c.scenario, shown_reaper(c.reaper),
                   cell.runs.size() == 1 ? "" : fmt::format(" run {}", c.run), to_string(c.verdict),
                   expected_text(c.expected, c.expected_also), short_reason(c));
   for (const auto& line : lesson_lines(c, notes_of(run, c.scenario))) out += "  " + line + "\n";
@@ -90,7 +91,7 @@ std::string deviation(const RunResult& run, const Cell& cell, const CaseResult& 
 // evidence that decided it.
 std::string one_line(const Cell& cell) {
   const std::string head =
-      fmt::format("{} × {}: {} — ", cell.scenario, cell.reaper, cell_label(cell));
+      fmt::format("{} × {}: {} — ", cell.scenario, shown_reaper(cell.reaper), cell_label(cell));
   const size_t room = kOneLineWidth - std::min(kOneLineWidth - 20, text_width(head));
   return "  " + head + evidence_brief(*cell.runs.front(), room) + "\n";
 }
@@ -126,8 +127,8 @@ std::string deviations(const RunResult& run, const Summary& s, bool whole) {
 
 // A declared weakness seen as declared: one line of evidence and the lesson, not the whole story.
 std::string known(const RunResult& run, const CaseResult& c) {
-  std::string out = fmt::format("  {} × {}: {} — {}\n", c.scenario, c.reaper, to_string(c.verdict),
-                                evidence_summary(c));
+  std::string out = fmt::format("  {} × {}: {} — {}\n", c.scenario, shown_reaper(c.reaper),
+                                to_string(c.verdict), evidence_summary(c));
   for (const auto& line : lesson_lines(c, notes_of(run, c.scenario))) out += "    " + line + "\n";
   return out;
 }
@@ -140,7 +141,8 @@ std::string declared_in_full(const RunResult& run, const Summary& s) {
     if (!cell.as_expected()) continue;
     const CaseResult& first = *cell.runs.front();
     if (cell.verdict() == Verdict::skipped) {
-      skipped += fmt::format("  {} × {}: {}\n", cell.scenario, cell.reaper, short_reason(first));
+      skipped += fmt::format("  {} × {}: {}\n", cell.scenario, shown_reaper(cell.reaper),
+                             short_reason(first));
     } else if (cell.verdict() != Verdict::pass) {
       weak += known(run, first);
     }
@@ -186,7 +188,7 @@ std::string declared_by_reaper(const Summary& s) {
   std::string out;
   for (const auto& reaper : s.reapers) {
     if (const std::string line = declared_line(s, reaper); !line.empty()) {
-      out += fmt::format("{}: {} — --explain to list them\n", reaper, line);
+      out += fmt::format("{}: {} — --explain to list them\n", shown_reaper(reaper), line);
     }
   }
   return out.empty() ? out : "\n" + out;
@@ -198,7 +200,8 @@ std::string skips_by_reason(const Summary& s) {
   std::map<std::string, std::vector<std::string>> by_reason;
   for (const Cell& cell : s.cells) {
     if (cell.verdict() != Verdict::skipped) continue;
-    by_reason[short_reason(*cell.runs.front())].push_back(cell.scenario + " × " + cell.reaper);
+    by_reason[short_reason(*cell.runs.front())].push_back(
+        fmt::format("{} × {}", cell.scenario, shown_reaper(cell.reaper)));
   }
   std::string out;
   for (const auto& [reason, cells] : by_reason) {

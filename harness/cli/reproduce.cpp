@@ -17,6 +17,7 @@
 #include "harness/engine/run/matrix.h"
 #include "harness/engine/tree/fixture.h"
 #include "harness/model/cut.h"
+#include "harness/model/reaper_name.h"
 #include "harness/model/text.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"
@@ -141,7 +142,7 @@ int reproduce_command_of_yours(const GlobalArgs& global, const ReproduceArgs& ar
       run_reapers(scenario, reapers, {}, options, [](const CaseResult& c) {
         // A pass is one line; what went wrong gets the whole story.
         if (c.verdict == Verdict::pass) {
-          fmt::print("\n{}: pass — {}\n", c.reaper, evidence_summary(c));
+          fmt::print("\n{}: pass — {}\n", shown_reaper(c.reaper), evidence_summary(c));
         } else {
           fmt::print("{}", reproduce_report(c, nullptr));
         }

@@ -6,10 +6,12 @@
 #include <chrono>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/expectations_options.h"
 #include "harness/cli/journal.h"
 #include "harness/cli/outputs.h"
 #include "harness/engine/run/matrix.h"
 #include "harness/engine/tree/fixture.h"
+#include "harness/model/reaper_name.h"
 #include "harness/model/summary.h"
 #include "harness/model/text.h"
 #include "harness/support/exit_status.h"
@@ -22,7 +24,8 @@ namespace {
 struct RunArgs {
   std::vector<std::string> scenarios;
   std::vector<std::string> reapers;
-  OutputFiles outputs;  // --json, --junit, --out
+  OutputFiles outputs;            // --json, --junit, --out
+  ExpectationFiles expectations;  // --expectations, --write-expectations
   std::string shard;
   Timing timing;  // --grace, --settle
   CaseBase base;  // --keep-trace
@@ -68,6 +71,7 @@ MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
   require_usable_host();
   plan.expectations = set.expectations;
   plan.expect_pass = args.expect_pass;
+  apply_expectation_files(args.expectations, set, plan);
   plan.repeat = args.repeat;
   plan.jobs = args.jobs;
   plan.shard = shard_of(args);
@@ -87,7 +91,7 @@ Progress progress_printer(const RunArgs& args) {
     if (args.text.quiet) return;
     const std::string mark = c.as_expected() ? "ok" : "UNEXPECTED";
     const std::string line =
-        fmt::format("[{}/{}] {} × {}{}: {} ({})", done, total, c.scenario, c.reaper,
+        fmt::format("[{}/{}] {} × {}{}: {} ({})", done, total, c.scenario, shown_reaper(c.reaper),
                     args.repeat > 1 ? fmt::format(" #{}", c.run) : "", to_string(c.verdict), mark);
     if (!live) {
       fmt::print(stderr, "{} {:.0f} ms\n", line, c.case_ms);
@@ -98,7 +102,7 @@ Progress progress_printer(const RunArgs& args) {
     const double left = elapsed / done * (total - done);
     if (!c.as_expected()) fmt::print(stderr, "\r\x1b[K{}\n", line);  // surprises stay on screen
     fmt::print(stderr, "\r\x1b[K[{}/{}] {:.0f}s elapsed, ~{:.0f}s left — last: {} × {}: {}", done,
-               total, elapsed, left, c.scenario, c.reaper, to_string(c.verdict));
+               total, elapsed, left, c.scenario, shown_reaper(c.reaper), to_string(c.verdict));
     if (done == total) fmt::print(stderr, "\r\x1b[K");
   };
 }
@@ -133,6 +137,7 @@ int run(const GlobalArgs& global, const RunArgs& args) {
 
   fmt::print("{}", text_report(run, use_colour(global), args.text.detail()));
   if (!write_outputs(run, args.outputs)) return kExitUsage;
+  if (!write_expectations_draft(args.expectations, run, plan)) return kExitUsage;
   journal.remove();
   const Summary summary = summarise(run);
   if (!summary.ok()) return kExitDeviation;
@@ -163,6 +168,7 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
   cmd->add_flag("--presets", args->presets, "Also run every preset (tini, dumb-init, ...)");
   cmd->add_flag("--expect-pass", args->expect_pass,
                 "Expect pass in every case, ignoring declared weaknesses (for a CI gate)");
+  add_expectation_options(cmd, args->expectations);
   cmd->add_option("--json", args->outputs.json, "Write the results as JSON to FILE")
       ->type_name("FILE");
   cmd->add_option("--junit", args->outputs.junit, "Write JUnit XML to FILE")->type_name("FILE");

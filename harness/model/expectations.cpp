@@ -22,15 +22,21 @@ class Reader : public TomlReader {
       : TomlReader(file), scenarios_(scenarios) {}
 
   ReaperExpectations read(const toml::table& root) {
-    only_keys(root, {"known", "skip"}, "an expectations file");
+    only_keys(root, {"reaper", "known", "skip"}, "an expectations file");
     ReaperExpectations out;
-    out.reaper = file().stem().string();
+    out.reaper = string_at(root, "reaper", false);
+    if (out.reaper.empty()) out.reaper = file().stem().string();
     out.file = file();
     for (const toml::table* t : tables_at(root, "known")) {
       only_keys(*t, {"verdict", "reason", "scenarios", "also"}, "a [[known]] weakness");
-      Expectation e{weakness_verdict(*t), reason(*t), {}};
+      Expectation e{weakness_verdict(*t), reason(*t), {}, {}};
       e.also = other_forms(*t, e.verdict);
-      for (const auto& id : scenario_ids(*t)) out.known.emplace(id, e);
+      const std::vector<std::string> ids = scenario_ids(*t);
+      const toml::array& lines = *t->get("scenarios")->as_array();
+      for (size_t i = 0; i < ids.size(); ++i) {
+        e.where = fmt::format("{}:{}", file().string(), lines[i].source().begin.line);
+        out.known.emplace(ids[i], e);
+      }
     }
     for (const toml::table* t : tables_at(root, "skip")) {
       only_keys(*t, {"reason", "scenarios"}, "a [[skip]]");
@@ -130,15 +136,16 @@ const std::string* ExpectationBook::skip_reason(std::string_view scenario,
 
 ReaperExpectations parse_expectations(std::string_view text, const std::filesystem::path& file,
                                       const std::vector<std::string>& scenarios,
-                                      const std::vector<std::string>& reapers) {
-  const std::string reaper = file.stem().string();
-  if (!contains(reapers, reaper)) {
+                                      const std::vector<std::string>& reapers,
+                                      std::string_view whose) {
+  ReaperExpectations out = Reader(file, scenarios).read(parse_toml(text, file));
+  if (!contains(reapers, out.reaper)) {
     throw InputError(fmt::format(
-        "{}:1:1: no reaper is called '{}': an expectations file is named for its reaper "
-        "(built-in reapers and presets: {})",
-        file.string(), reaper, fmt::join(reapers, ", ")));
+        "{}:1:1: no reaper is called '{}': an expectations file is for the reaper its `reaper` "
+        "key names, or else its file name ({}: {})",
+        file.string(), out.reaper, whose, fmt::join(reapers, ", ")));
   }
-  return Reader(file, scenarios).read(parse_toml(text, file));
+  return out;
 }
 
 ExpectationBook load_expectations(const std::filesystem::path& dir,

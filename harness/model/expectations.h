@@ -17,6 +17,13 @@
 //   scenarios = ["pgid-reuse"]
 //
 // Each reason is written once, for every scenario it explains.
+//
+// A file given with `run --expectations FILE` declares them for any reaper of the run, by the
+// name reports give it (a label: --reaper walk=exec:CMD is "walk"): its stem, or its own
+//
+//   reaper = "walk"
+//
+// at the top. `run --write-expectations FILE` writes one from what a run saw.
 #pragma once
 
 #include <filesystem>
@@ -33,11 +40,12 @@ struct Expectation {
   Verdict verdict = Verdict::pass;
   std::string reason;         // empty for pass
   std::vector<Verdict> also;  // other failing verdicts the same weakness shows by timing alone
+  std::string where;          // "file:line" of the declaration, for a stale one's report
 };
 
 // One reaper's file.
 struct ReaperExpectations {
-  std::string reaper;  // the file's stem
+  std::string reaper;  // the file's `reaper`, or else its stem
   std::filesystem::path file;
   std::map<std::string, Expectation, std::less<>> known;  // scenario → declared weakness
   std::map<std::string, std::string, std::less<>> skip;   // scenario → why it cannot apply
@@ -58,11 +66,14 @@ class ExpectationBook {
   std::map<std::string, ReaperExpectations, std::less<>> by_reaper_;
 };
 
-// Parses one reaper's file. `scenarios` and `reapers` are the ids that exist: a file that names
-// another is rejected, with file:line:col and the valid ids (InputError).
+// Parses one reaper's file. `scenarios` and `reapers` are the ids that exist (for a file given
+// with --expectations, the names of the run's reapers): a file that names another is rejected,
+// with file:line:col and the valid ids (InputError). `whose` says what `reapers` are, for that
+// message.
 ReaperExpectations parse_expectations(std::string_view text, const std::filesystem::path& file,
                                       const std::vector<std::string>& scenarios,
-                                      const std::vector<std::string>& reapers);
+                                      const std::vector<std::string>& reapers,
+                                      std::string_view whose = "built-in reapers and presets");
 
 // Every *.toml in `dir`; a directory that does not exist holds no expectations.
 ExpectationBook load_expectations(const std::filesystem::path& dir,

@@ -71,6 +71,11 @@ LabelledReaper split_reaper_label(std::string_view id) {
   return {id.substr(0, eq), id.substr(eq + 1)};
 }
 
+std::string_view shown_reaper(std::string_view id) {
+  const LabelledReaper split = split_reaper_label(id);
+  return split.label.empty() ? id : split.label;
+}
+
 std::string reaper_name(std::string_view id) {
   const LabelledReaper split = split_reaper_label(id);
   if (!split.label.empty()) return std::string(split.label);

@@ -19,6 +19,10 @@ struct LabelledReaper {
 // command: "my-reaper=exec:CMD" is {"my-reaper", "exec:CMD"}. Any other id is unlabelled, whole.
 LabelledReaper split_reaper_label(std::string_view id);
 
+// The reaper as people read it (the terminal, the matrix, the HTML): its label when it has one,
+// else the id as given. The command behind a label stays in the evidence.
+std::string_view shown_reaper(std::string_view id);
+
 // Whether `word` may be a label (and so a report's name as it is): letters, digits, '-', '_'.
 bool is_plain_name(std::string_view word);
 

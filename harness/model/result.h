@@ -236,6 +236,7 @@ struct CaseResult : CaseObservation {
   // Why the reaper's expectations declare a weakness, if they do; kept under --expect-pass,
   // where `expected` is pass.
   std::string expected_reason;
+  std::string expected_where;  // "file:line" of that declaration
   bool as_expected() const {
     return meets_expectation(verdict, expected) ||
            is_declared_form(verdict, expected, expected_also);

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "harness/model/reaper_name.h"
+
 namespace reapcheck {
 namespace {
 
@@ -240,12 +242,14 @@ void to_json(nlohmann::json& j, const CaseResult& c) {
   to_json(j, static_cast<const CaseObservation&>(c));
   j.update({{"scenario", c.scenario},
             {"reaper", c.reaper},
+            {"reaper_display", shown_reaper(c.reaper)},
             {"tags", c.tags},
             {"run", c.run},
             {"verdict", to_string(c.verdict)},
             {"expected", to_string(c.expected)},
             {"expected_also", verdict_names(c.expected_also)},
             {"expected_reason", c.expected_reason},
+            {"expected_where", c.expected_where},
             {"as_expected", c.as_expected()},
             {"reason", c.reason}});
   if (!c.reaper_bytes.empty()) j["reaper_bytes"] = to_hex(c.reaper_bytes);
@@ -305,6 +309,7 @@ void from_json(const nlohmann::json& j, CaseResult& c) {
     c.expected_also.push_back(verdict_from(v));
   }
   c.expected_reason = j.value("expected_reason", "");
+  c.expected_where = j.value("expected_where", "");
   j.at("reason").get_to(c.reason);
   from_json(j, static_cast<CaseObservation&>(c));
 }

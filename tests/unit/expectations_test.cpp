@@ -99,6 +99,34 @@ TEST(Expectations, TheFileIsNamedForAReaperThatExists) {
   EXPECT_NE(e.find("pgroup, pidns"), std::string::npos) << e;
 }
 
+// A file for a reaper of the run, by its label: the `reaper` key names it whatever the file is
+// called, and each scenario's declaration keeps its line, for a stale one to be deleted.
+TEST(Expectations, AFileNamesItsReaperAndEachScenarioItsLine) {
+  const ReaperExpectations e =
+      parse_expectations(R"(reaper = "walk"
+[[known]]
+verdict = "leak"
+reason = "killpg only"
+scenarios = [
+  "setsid-escape",
+  "pid-reuse",
+]
+)",
+                         "ci/gate.toml", kScenarios, {"walk"}, "this run's reapers");
+  EXPECT_EQ(e.reaper, "walk");
+  EXPECT_EQ(e.known.at("setsid-escape").where, "ci/gate.toml:6");
+  EXPECT_EQ(e.known.at("pid-reuse").where, "ci/gate.toml:7");
+  try {
+    parse_expectations("reaper = \"walk\"\n", "ci/gate.toml", kScenarios, {"walk2"},
+                       "this run's reapers");
+    ADD_FAILURE() << "a file for no reaper of the run was taken";
+  } catch (const InputError& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("no reaper is called 'walk'"), std::string::npos) << what;
+    EXPECT_NE(what.find("this run's reapers: walk2"), std::string::npos) << what;
+  }
+}
+
 // Every built-in reaper and preset has its file, and every shipped file loads: adding a reaper
 // means adding its expectations.
 TEST(Expectations, EveryReaperInTheCatalogHasItsFile) {

@@ -20,6 +20,13 @@ TEST(ReaperName, ALabelNamesTheCommandAndChangesNothingElse) {
   }
 }
 
+// What people read: the label, or the id as given (a command with no label stays whole).
+TEST(ReaperName, IsShownByItsLabelOrElseAsGiven) {
+  EXPECT_EQ(shown_reaper("walk=exec:./walk --pid {pid}"), "walk");
+  EXPECT_EQ(shown_reaper("pgroup"), "pgroup");
+  EXPECT_EQ(shown_reaper("exec:kill -KILL -{pgid}"), "exec:kill -KILL -{pgid}");
+}
+
 TEST(ReaperName, IsAPlainWordStableForTheSameCommandAndDistinctForAnother) {
   EXPECT_EQ(reaper_name("pgroup"), "pgroup");
   EXPECT_EQ(reaper_name("my-reaper=exec:./bin/my.reaper kill {pid}"), "my-reaper");

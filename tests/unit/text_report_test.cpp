@@ -119,6 +119,25 @@ TEST(TextReport, ColourComesFromFmtAndOnlyWhenAsked) {
   EXPECT_TRUE(has(coloured, "\x1b[32mpass")) << coloured;
 }
 
+// A declared weakness that passed names the line declaring it, to delete; a labelled reaper is
+// its label in the report, its command said once, in the evidence.
+TEST(TextReport, AStaleDeclarationNamesItsLineAndALabelIsTheReapersName) {
+  RunResult run;
+  run.cases = {cell("a-scenario", "walk=exec:./walk {pid}", Verdict::pass, Verdict::leak),
+               cell("b-scenario", "walk=exec:./walk {pid}", Verdict::leak, Verdict::pass)};
+  run.cases.front().expected_where = "ci/walk.toml:7";
+  const std::string text = text_report(run, false, TextDetail::explain);
+  EXPECT_TRUE(has(text,
+                  "stale declaration: ci/walk.toml:7 declares leak here, and it passed: "
+                  "delete 'a-scenario' from that line"))
+      << text;
+  EXPECT_FALSE(has(text, "why walk fails it")) << text;
+  EXPECT_TRUE(has(text, "a-scenario × walk: pass (expected leak)")) << text;
+  EXPECT_TRUE(has(text, "scenario    walk")) << text;
+  EXPECT_TRUE(has(text, "reaper walk:\n    exec:./walk {pid}")) << text;
+  EXPECT_GT(text.find("exec:./walk"), text.find("Deviations:")) << text;  // not in the matrix
+}
+
 TEST(Cut, FirstItemsDropsWholeItemsNeverCutsOne) {
   const std::vector<std::string> ids = {"subreaper", "cgroup", "bwrap", "pidns", "proc-pidfd"};
   EXPECT_EQ(first_items(ids, 200), "subreaper, cgroup, bwrap, pidns, proc-pidfd");

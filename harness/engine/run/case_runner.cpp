@@ -13,6 +13,7 @@
 #include "harness/engine/run/preconditions.h"
 #include "harness/engine/stages/case_body.h"
 #include "harness/model/judge.h"
+#include "harness/model/reaper_name.h"
 #include "harness/model/text.h"
 #include "harness/support/interrupt.h"
 
@@ -62,14 +63,15 @@ std::chrono::milliseconds reaper_allowance(const CaseOptions& options, int membe
 CaseJob make_job(const Scenario& scenario, std::string reaper, const ExpectationBook& book,
                  bool expect_pass, int run) {
   CaseJob job{&scenario, std::move(reaper), run, {}, {}};
-  job.expected = book.expected(scenario.id, job.reaper);
+  // A labelled reaper's expectations are its label's (run --expectations).
+  job.expected = book.expected(scenario.id, reaper_name(job.reaper));
   // A gate expects pass everywhere, but its failures still say why the reaper's expectations
   // declare the weakness, where they do.
   if (expect_pass) {
     job.expected.verdict = Verdict::pass;
     job.expected.also.clear();
   }
-  if (const std::string* skip = book.skip_reason(scenario.id, job.reaper)) {
+  if (const std::string* skip = book.skip_reason(scenario.id, reaper_name(job.reaper))) {
     job.declared_skip = *skip;
   }
   return job;
@@ -103,6 +105,7 @@ CaseResult complete_case(const CaseJob& job, CaseObservation observed) {
   r.expected = job.expected.verdict;
   r.expected_also = job.expected.also;
   r.expected_reason = job.expected.reason;
+  r.expected_where = job.expected.where;
   const Judgement j = judge(r);
   r.verdict = j.verdict;
   r.reason = j.reason;
