@@ -16,15 +16,20 @@ install(FILES reaper/reaper.h reaper/agent.h DESTINATION ${CMAKE_INSTALL_INCLUDE
 install(FILES reaper/os/unique_fd.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/reaper/os)
 set(cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/reapcheck)
 install(EXPORT reapcheckTargets NAMESPACE reapcheck:: DESTINATION ${cmake_dir})
+# reapcheck_add_gate() (cmake/ReapcheckGate.cmake) finds the installed scenarios here.
+set(REAPCHECK_SCENARIOS_INSTALL_DIR ${CMAKE_INSTALL_DATADIR}/reapcheck/scenarios)
 configure_package_config_file(cmake/reapcheckConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/reapcheckConfig.cmake INSTALL_DESTINATION ${cmake_dir})
+  ${PROJECT_BINARY_DIR}/reapcheckConfig.cmake INSTALL_DESTINATION ${cmake_dir}
+  PATH_VARS REAPCHECK_SCENARIOS_INSTALL_DIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/reapcheckConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/reapcheckConfig.cmake
-  ${PROJECT_BINARY_DIR}/reapcheckConfigVersion.cmake DESTINATION ${cmake_dir})
+  ${PROJECT_BINARY_DIR}/reapcheckConfigVersion.cmake cmake/ReapcheckGate.cmake
+  DESTINATION ${cmake_dir})
 
 if(REAPCHECK_HARNESS)
-  install(TARGETS reapcheck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # reapcheck::reapcheck, the program reapcheck_add_gate() runs.
+  install(TARGETS reapcheck EXPORT reapcheckTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   install(TARGETS reapcheck-bystander reapcheck-c-member
     RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/reapcheck)
   install(DIRECTORY scenarios/ DESTINATION ${CMAKE_INSTALL_DATADIR}/reapcheck/scenarios)
@@ -34,7 +39,9 @@ if(REAPCHECK_HARNESS)
     USE_SOURCE_PERMISSIONS PATTERN c-member EXCLUDE)
   install(FILES ${PROJECT_BINARY_DIR}/share/bash-completion/completions/reapcheck
     DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+  # The README links into docs/: beside it, its links work in the installed copy too.
   install(FILES LICENSE CHANGELOG.md README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+  install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 endif()
 
 # cpack -G DEB: a package for Debian 12 that installs under /usr.

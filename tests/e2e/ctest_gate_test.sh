@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# docs/gate.md's "Through CTest": -DREAPCHECK_GATE registers each scenario as <scenario>/gate
+# docs/gate.md's "Through CTest": -DREAPCHECK_GATE registers each scenario as gate/<scenario>
 # (label gate) against that reaper, expecting pass; ctest --output-junit writes what it ran.
 #   ctest_gate_test.sh BUILD_DIR SOURCE_DIR
 # A second build tree is configured as the doc says. Its build step would compile the same
@@ -22,18 +22,18 @@ gate_tree() {  # gate_tree DIR REAPER: configured with the gate, the built progr
 }
 
 one_gate() {  # one_gate DIR: the doc's ctest line, on two scenarios
-  (cd "$1" && ctest -L gate -R '^(plain-child|grandchildren)/gate$' --output-junit junit.xml \
+  (cd "$1" && ctest -L gate -R '^gate/(plain-child|grandchildren)$' --output-junit junit.xml \
     >"$work/ctest.log" 2>&1)
 }
 
 gate_tree "$work/good" 'exec:kill -KILL -{pgid}' || fail "cmake -DREAPCHECK_GATE='exec:...' configures"
 listed=$(cd "$work/good" && ctest -N -L gate)
-{ grep -q "plain-child/gate" <<<"$listed" && grep -q "grandchildren/gate" <<<"$listed"; } ||
-  fail "each scenario is the test <scenario>/gate, label gate"
+{ grep -q "gate/plain-child" <<<"$listed" && grep -q "gate/grandchildren" <<<"$listed"; } ||
+  fail "each scenario is the test gate/<scenario>, label gate"
 one_gate "$work/good" || { sed 's/^/  /' "$work/ctest.log"; fail "ctest -L gate passes a correct reaper"; }
 junit=$(cat "$work/good/junit.xml")
-{ grep -q 'testcase name="plain-child/gate"' <<<"$junit" &&
-  grep -q 'testcase name="grandchildren/gate"' <<<"$junit" && grep -q 'failures="0"' <<<"$junit"; } ||
+{ grep -q 'testcase name="gate/plain-child"' <<<"$junit" &&
+  grep -q 'testcase name="gate/grandchildren"' <<<"$junit" && grep -q 'failures="0"' <<<"$junit"; } ||
   fail "--output-junit writes both (with matrix/clean, which removes the tracing instance)"
 
 gate_tree "$work/bad" 'exec:true' || fail "cmake configures the second gate"

@@ -59,6 +59,11 @@ case "$what" in
       grep -q "vite-dev-server *pass" "$work/out"
       check "its installed node packages run (vite-dev-server: npm runs node_modules/.bin/vite)" $?
     fi
+    doc="$work/moved/share/doc/reapcheck"
+    missing=$(grep -o '](docs/[^)#]*' "$doc/README.md" | sed 's/^](//' | sort -u |
+      while read -r link; do [ -e "$doc/$link" ] || echo "$link"; done)
+    [ -s "$doc/README.md" ] && [ -z "$missing" ]
+    check "the installed README's links into docs/ resolve (${missing:-all there})" $?
     [ -s "$work/moved/share/bash-completion/completions/reapcheck" ]
     check "bash completion is installed" $?
     quiet cmake -S "$src/tests/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/moved" &&
