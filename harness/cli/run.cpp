@@ -1,17 +1,13 @@
 // `reapcheck run`: scenarios × reapers, each case in its own sandbox; prints the matrix, writes
 // the reports, and exits 1 when a verdict differs from its expectation.
 #include <fmt/format.h>
-#include <unistd.h>
-
-#include <chrono>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/expectations_options.h"
-#include "harness/cli/journal.h"
-#include "harness/cli/outputs.h"
+#include "harness/cli/progress.h"
+#include "harness/cli/recorded_run.h"
 #include "harness/engine/run/matrix.h"
 #include "harness/engine/tree/fixture.h"
-#include "harness/model/reaper_name.h"
 #include "harness/model/summary.h"
 #include "harness/model/text.h"
 #include "harness/support/exit_status.h"
@@ -82,63 +78,20 @@ MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
   return plan;
 }
 
-// On a terminal one status line is rewritten in place (done, current, elapsed, time left);
-// otherwise each finished case is a plain line, for logs.
-Progress progress_printer(const RunArgs& args) {
-  const bool live = ::isatty(STDERR_FILENO) != 0;
-  const auto started = std::chrono::steady_clock::now();
-  return [&args, live, started](const CaseResult& c, int done, int total) {
-    if (args.text.quiet) return;
-    const std::string mark = c.as_expected() ? "ok" : "UNEXPECTED";
-    const std::string line =
-        fmt::format("[{}/{}] {} × {}{}: {} ({})", done, total, c.scenario, shown_reaper(c.reaper),
-                    args.repeat > 1 ? fmt::format(" #{}", c.run) : "", to_string(c.verdict), mark);
-    if (!live) {
-      fmt::print(stderr, "{} {:.0f} ms\n", line, c.case_ms);
-      return;
-    }
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const double left = elapsed / done * (total - done);
-    if (!c.as_expected()) fmt::print(stderr, "\r\x1b[K{}\n", line);  // surprises stay on screen
-    fmt::print(stderr, "\r\x1b[K[{}/{}] {:.0f}s elapsed, ~{:.0f}s left — last: {} × {}: {}", done,
-               total, elapsed, left, c.scenario, shown_reaper(c.reaper), to_string(c.verdict));
-    if (done == total) fmt::print(stderr, "\r\x1b[K");
-  };
-}
-
 int run(const GlobalArgs& global, const RunArgs& args) {
   const MatrixPlan plan = plan_of(global, args);
-  check_outputs(args.outputs);
-  const OutDirLock lock(args.outputs.out_dir);  // one run at a time on --out DIR
+  RecordedRun recorded(args.outputs);  // one run at a time on --out DIR
   watch_interrupts();
   RunResult run;
   run.info = info_of(plan, args);
   run.scenarios = notes_for(plan.scenarios, plan.expectations, global.layout);
-  // Every finished case reaches the disk before the next is reported: a run killed outright
-  // loses none of them (reapcheck report --recover DIR).
-  const int planned = static_cast<int>(matrix_jobs(plan).size());
-  Journal journal(args.outputs.out_dir, run, planned);
-  const Progress printer = progress_printer(args);
-  try {
-    run_matrix(plan, run, [&](const CaseResult& c, int done, int total) {
-      journal.add(c);
-      printer(c, done, total);
-    });
-  } catch (const Interrupted& e) {
-    run.never_run = planned - static_cast<int>(run.cases.size());  // every report says so
-    fmt::print(stderr,
-               "reapcheck: {}; the cases in progress were ended, nothing they started is "
-               "left running; writing the {} finished cases\n",
-               e.what(), run.cases.size());
-    if (write_outputs(run, args.outputs)) journal.remove();
+  if (!recorded.run(plan, run, ProgressLines(args.text.quiet, args.repeat > 1))) {
     return kExitInterrupted;
   }
 
   fmt::print("{}", text_report(run, use_colour(global), args.text.detail()));
-  if (!write_outputs(run, args.outputs)) return kExitUsage;
+  if (!recorded.write(run)) return kExitUsage;
   if (!write_expectations_draft(args.expectations, run, plan)) return kExitUsage;
-  journal.remove();
   const Summary summary = summarise(run);
   if (!summary.ok()) return kExitDeviation;
   if (args.skip_exit_code != 0 && summary.skipped() == static_cast<int>(summary.cells.size())) {
