@@ -29,14 +29,14 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 // The first kEvidenceLimits.processes of `lines`, each cut to `width`, and how many were left.
 std::vector<std::string> bounded(const std::vector<std::string>& lines, std::string_view what,
-                                 size_t width = kEvidenceLimits.width) {
+                                 std::string_view listed_in, size_t width = kEvidenceLimits.width) {
   std::vector<std::string> out;
   for (size_t i = 0; i < lines.size() && i < kEvidenceLimits.processes; ++i) {
     out.push_back(cut(lines[i], width));
   }
   if (lines.size() > kEvidenceLimits.processes) {
-    out.push_back(fmt::format("… and {} more {} (results.json lists all {})",
-                              lines.size() - kEvidenceLimits.processes, what, lines.size()));
+    out.push_back(
+        more_than_shown(lines.size() - kEvidenceLimits.processes, what, lines.size(), listed_in));
   }
   return out;
 }
@@ -107,14 +107,14 @@ std::vector<std::string> late_clauses(const CaseResult& c) {
   return out;
 }
 
-EvidenceSection survivors_section(const CaseResult& c) {
+EvidenceSection survivors_section(const CaseResult& c, std::string_view listed_in) {
   const size_t shown = std::min(c.survivors.size(), kEvidenceLimits.processes);
   const std::vector<ProcessRecord> first(c.survivors.begin(),
                                          c.survivors.begin() + static_cast<std::ptrdiff_t>(shown));
   EvidenceSection s{"survivors", lines_of(process_forest(first, "", kEvidenceLimits.width)), true};
   if (c.survivors.size() > shown) {
-    s.lines.push_back(fmt::format("… and {} more (results.json lists all {})",
-                                  c.survivors.size() - shown, c.survivors.size()));
+    s.lines.push_back(
+        more_than_shown(c.survivors.size() - shown, "", c.survivors.size(), listed_in));
   }
   return s;
 }
@@ -163,11 +163,24 @@ std::string fitted_argv(const std::vector<std::string>& argv, size_t width) {
   return cut(fmt::format("{}", fmt::join(words, " ")), width);
 }
 
-std::string short_reason(const CaseResult& c) {
-  return cut(c.reason, kEvidenceLimits.reason);
+std::string more_than_shown(size_t left, std::string_view what, size_t all,
+                            std::string_view listed_in) {
+  const std::string more = fmt::format("… and {} more{}{}", left, what.empty() ? "" : " ", what);
+  if (listed_in.empty()) {
+    return fmt::format("{}, {} in all (--out DIR writes every one to results.json)", more, all);
+  }
+  return fmt::format("{} ({} lists all {})", more, listed_in, all);
 }
 
-std::string evidence_summary(const CaseResult& c) {
+std::string short_reason(const CaseResult& c) {
+  return fitted_reason(c.reason, kEvidenceLimits.reason);
+}
+
+namespace {
+
+// evidence_summary() within `width` characters; the reason alone (a setup-error's, which may end
+// with the agent's output) keeps its end.
+std::string summary_within(const CaseResult& c, size_t width) {
   std::vector<std::string> parts;
   if (auto hits = hit_clauses(c); !hits.empty()) parts.push_back(first_few(hits));
   if (c.verdict == Verdict::reaper_error || c.verdict == Verdict::reaper_timeout) {
@@ -187,8 +200,14 @@ std::string evidence_summary(const CaseResult& c) {
   }
   if (c.verdict == Verdict::stray_signal) parts.push_back(first_few(stray_clauses(c)));
   if (c.verdict == Verdict::late) parts.push_back(first_few(late_clauses(c)));
-  if (parts.empty()) parts.push_back(c.reason);
-  return cut(fmt::format("{}", fmt::join(parts, "; ")), kSummaryWidth);
+  if (parts.empty()) return fitted_reason(c.reason, width);
+  return cut(fmt::format("{}", fmt::join(parts, "; ")), width);
+}
+
+}  // namespace
+
+std::string evidence_summary(const CaseResult& c) {
+  return summary_within(c, kSummaryWidth);
 }
 
 std::string evidence_brief(const CaseResult& c, size_t width) {
@@ -208,16 +227,16 @@ std::string evidence_brief(const CaseResult& c, size_t width) {
   } else if (c.verdict == Verdict::late) {
     items = late_clauses(c);
   }
-  if (items.empty()) return cut(evidence_summary(c), width);
+  if (items.empty()) return summary_within(c, std::min(width, kSummaryWidth));
   return head + first_items(items, width - std::min(width, text_width(head)));
 }
 
-std::vector<EvidenceSection> evidence_sections(const CaseResult& c) {
+std::vector<EvidenceSection> evidence_sections(const CaseResult& c, std::string_view listed_in) {
   std::vector<EvidenceSection> out;
-  if (!c.survivors.empty()) out.push_back(survivors_section(c));
+  if (!c.survivors.empty()) out.push_back(survivors_section(c, listed_in));
   if (!c.late.empty()) {
     out.push_back({"alive and not dying when the reaper reported done",
-                   bounded(late_lines(c), "members"), false});
+                   bounded(late_lines(c), "members", listed_in), false});
   }
   if (!c.bystanders_hit.empty()) {
     out.push_back({"bystanders hit",
@@ -226,7 +245,7 @@ std::vector<EvidenceSection> evidence_sections(const CaseResult& c) {
                                   return fmt::format("{} (pid {}) got {} {}", b.role, b.pid,
                                                      b.signal, b.sender());
                                 }),
-                           "hits"),
+                           "hits", listed_in),
                    false});
   }
   std::vector<std::string> sent;
@@ -236,7 +255,7 @@ std::vector<EvidenceSection> evidence_sections(const CaseResult& c) {
   if (!sent.empty()) {
     // A record names its sender, the call and what it reached: wider than a forest row.
     out.push_back({"signals from the reaper's side (the ledger)",
-                   bounded(sent, "calls", kEvidenceLimits.width * 3 / 2), false});
+                   bounded(sent, "calls", listed_in, kEvidenceLimits.width * 3 / 2), false});
   }
   if (!c.reaper_left_running.empty()) {
     out.push_back({"the reaper's own processes still running when it returned",
@@ -244,15 +263,15 @@ std::vector<EvidenceSection> evidence_sections(const CaseResult& c) {
                                 [](const ProcessRecord& p) {
                                   return fmt::format("pid {}: {}", p.pid, p.command_line());
                                 }),
-                           "processes"),
+                           "processes", listed_in),
                    false});
   }
-  if (c.race) out.push_back({"race", bounded({c.race->detail}, "lines"), false});
+  if (c.race) out.push_back({"race", bounded({c.race->detail}, "lines", listed_in), false});
   if (!c.missing_evidence.empty()) {
-    out.push_back({"evidence missing", bounded(c.missing_evidence, "gaps"), false});
+    out.push_back({"evidence missing", bounded(c.missing_evidence, "gaps", listed_in), false});
   }
   if (!c.reaper_steps.empty()) {
-    out.push_back({"reaper steps", bounded(c.reaper_steps, "steps"), false});
+    out.push_back({"reaper steps", bounded(c.reaper_steps, "steps", listed_in), false});
   }
   // A label names the reaper everywhere else: its command is said once, here.
   if (const LabelledReaper split = split_reaper_label(c.reaper); !split.label.empty()) {
@@ -294,9 +313,10 @@ std::vector<std::string> lesson_lines(const CaseResult& c, const ScenarioNotes* 
   return out;
 }
 
-std::string evidence_text(const CaseResult& c, const std::string& indent) {
+std::string evidence_text(const CaseResult& c, const std::string& indent,
+                          std::string_view listed_in) {
   std::string out;
-  for (const auto& s : evidence_sections(c)) {
+  for (const auto& s : evidence_sections(c, listed_in)) {
     out += fmt::format("{}{}:\n", indent, s.title);
     for (const auto& line : s.lines) out += fmt::format("{}  {}\n", indent, line);
   }

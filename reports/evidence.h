@@ -51,7 +51,15 @@ std::string evidence_summary(const CaseResult& c);
 // error message) is cut.
 std::string evidence_brief(const CaseResult& c, size_t width);
 
-std::vector<EvidenceSection> evidence_sections(const CaseResult& c);
+// `listed_in`: the file that holds every entry of a list cut short here ("… and 993 more
+// (results.json lists all 1001)"); empty when the command writes none, which the line then says.
+std::vector<EvidenceSection> evidence_sections(const CaseResult& c,
+                                               std::string_view listed_in = "results.json");
+
+// The line that ends a list cut short: `left` more `what` ("calls"; empty for processes), of
+// `all`, and where every one is listed (as evidence_sections says).
+std::string more_than_shown(size_t left, std::string_view what, size_t all,
+                            std::string_view listed_in);
 
 // For a case that passed where a weakness is declared: the file and line that declares it, to
 // delete. Empty for any other case.
@@ -64,6 +72,7 @@ std::string stale_declaration(const CaseResult& c);
 std::vector<std::string> lesson_lines(const CaseResult& c, const ScenarioNotes* notes);
 
 // Each section as "TITLE:" and its lines indented under it, every line prefixed with `indent`.
-std::string evidence_text(const CaseResult& c, const std::string& indent = "  ");
+std::string evidence_text(const CaseResult& c, const std::string& indent = "  ",
+                          std::string_view listed_in = "results.json");
 
 }  // namespace reapcheck

@@ -83,14 +83,16 @@ Escape observed_escape(const ProcessRecord& p, const ProcessRecord& agent,
 
 namespace {
 
-std::string escaped(const CaseResult& c, const ScenarioNotes* notes) {
+std::string escaped(const CaseResult& c, const ScenarioNotes* notes, std::string_view listed_in) {
   if (c.survivors.empty()) return {};
   const ProcessRecord* agent = agent_of(c);
   std::string out = "\nWhat escaped\n";
   size_t shown = 0;
   for (const auto& p : c.survivors) {
     if (++shown > kEvidenceLimits.processes) {
-      out += fmt::format("  … and {} more (the forest below)\n", c.survivors.size() - shown + 1);
+      out += "  " +
+             more_than_shown(c.survivors.size() - shown + 1, "", c.survivors.size(), listed_in) +
+             "\n";
       break;
     }
     out += fmt::format("  {} (pid {}): {}\n", p.role, p.pid,
@@ -104,6 +106,38 @@ std::string escaped(const CaseResult& c, const ScenarioNotes* notes) {
     for (const auto& how : hows) out += "    how: " + how + "\n";
   }
   return out;
+}
+
+// A setup-error's reason that ends with the agent's output (a command's own, or a fixture's
+// log): the reason said before it, for the headline, and that output's last lines below, each
+// kept to its end.
+constexpr size_t kOutputLines = 20;
+
+std::string output_end(const CaseResult& c) {
+  const ReasonParts parts = split_output(c.reason);
+  if (c.verdict != Verdict::setup_error || parts.output.empty()) return {};
+  std::vector<std::string_view> lines;
+  for (size_t from = 0; from <= parts.output.size();) {
+    const size_t to = std::min(parts.output.find('\n', from), parts.output.size());
+    lines.push_back(parts.output.substr(from, to - from));
+    from = to + 1;
+  }
+  std::string out = parts.mark == kOutputEndMark ? "\nThe end of its output\n"
+                                                 : "\nThe end of the fixture's log\n";
+  const size_t first = lines.size() > kOutputLines ? lines.size() - kOutputLines : 0;
+  if (first > 0) out += "  …\n";
+  for (size_t i = first; i < lines.size(); ++i) {
+    out += "  " + cut_front(lines[i], kEvidenceLimits.width * 2) + "\n";
+  }
+  return out;
+}
+
+std::string headline(const CaseResult& c) {
+  const ReasonParts parts = split_output(c.reason);
+  if (c.verdict == Verdict::setup_error && !parts.output.empty()) {
+    return cut(parts.said, kEvidenceLimits.width * 3);
+  }
+  return evidence_summary(c);
 }
 
 std::string ports(const CaseResult& c) {
@@ -142,13 +176,15 @@ std::string advice(const CaseResult& c, const ScenarioNotes* notes) {
 
 }  // namespace
 
-std::string reproduce_report(const CaseResult& c, const ScenarioNotes* notes) {
-  std::string out = fmt::format("\n{} × {}: {} — {}\n", c.scenario, shown_reaper(c.reaper),
-                                to_string(c.verdict), evidence_summary(c));
+std::string reproduce_report(const CaseResult& c, const ScenarioNotes* notes,
+                             std::string_view listed_in) {
+  std::string out =
+      fmt::format("\n{} × {}: {} — {}\n", c.scenario, shown_reaper(c.reaper),
+                  to_string(c.verdict), headline(c));
   if (notes != nullptr && !notes->description.empty()) out += "  " + notes->description + "\n";
-  out += escaped(c, notes) + ports(c) + advice(c, notes);
+  out += output_end(c) + escaped(c, notes, listed_in) + ports(c) + advice(c, notes);
   // A case that never reached its kill (a setup-error) leaked nothing and has no evidence.
-  const std::string evidence = evidence_text(c, "  ");
+  const std::string evidence = evidence_text(c, "  ", listed_in);
   if (c.survivors.empty() && c.open_ports.empty() && !evidence.empty()) {
     out += "\nNothing leaked.\n";
   }

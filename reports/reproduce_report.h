@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/model/notes.h"
@@ -13,7 +14,10 @@
 
 namespace reapcheck {
 
-std::string reproduce_report(const CaseResult& c, const ScenarioNotes* notes);
+// `listed_in`: the results.json written beside, which lists what the report cuts short; empty
+// when none is (reproduce without --out), which the report then says.
+std::string reproduce_report(const CaseResult& c, const ScenarioNotes* notes,
+                             std::string_view listed_in = {});
 
 // How a survivor got out of its agent's reach, read from its ids against the agent's.
 // `signalled`: whether a signal of the reaper's side reached it, when the ledger ran.

@@ -25,6 +25,33 @@ std::string cut(std::string_view text, size_t width) {
   return std::string(text);
 }
 
+std::string cut_front(std::string_view text, size_t width) {
+  const size_t chars = text_width(text);
+  if (chars <= width) return std::string(text);
+  if (width == 0) return {};
+  size_t drop = chars - (width - 1);  // characters before the kept end
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (continues_a_character(text[i])) continue;
+    if (drop-- == 0) return "…" + std::string(text.substr(i));
+  }
+  return "…";
+}
+
+std::string cut_keeping_end(std::string_view text, std::string_view mark, size_t width) {
+  const size_t at = text.find(mark);
+  const size_t mark_width = text_width(mark);
+  if (text_width(text) <= width || at == std::string_view::npos || width < mark_width + 2) {
+    return cut(text, width);
+  }
+  const std::string_view head = text.substr(0, at);
+  const std::string_view tail = text.substr(at + mark.size());
+  const size_t room = width - mark_width;
+  const size_t head_width = text_width(head);
+  const size_t tail_room =
+      std::min(text_width(tail), std::max(room / 2, room > head_width ? room - head_width : 0));
+  return cut(head, room - tail_room) + std::string(mark) + cut_front(tail, tail_room);
+}
+
 size_t text_width(std::string_view text) {
   return static_cast<size_t>(
       std::count_if(text.begin(), text.end(), [](char c) { return !continues_a_character(c); }));

@@ -14,6 +14,15 @@ namespace reapcheck {
 // `text` when it has at most `width` characters; else its first width - 1 and "…".
 std::string cut(std::string_view text, size_t width);
 
+// `text` when it has at most `width` characters; else "…" and its last width - 1: for the end of
+// a program's output, where what it said last is what matters.
+std::string cut_front(std::string_view text, size_t width);
+
+// `text` within `width` characters when what follows `mark` in it is the end of a program's
+// output: that keeps its end (cut_front), given at least half the room when it needs it, and the
+// text before `mark` is cut (cut) to the rest. cut() when `mark` is not in `text`.
+std::string cut_keeping_end(std::string_view text, std::string_view mark, size_t width);
+
 // How many characters (not bytes) `text` has, as it takes room on a line.
 size_t text_width(std::string_view text);
 

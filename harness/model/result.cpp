@@ -9,6 +9,20 @@
 
 namespace reapcheck {
 
+ReasonParts split_output(std::string_view reason) {
+  for (const std::string_view mark : {kOutputEndMark, kFixtureLogMark}) {
+    if (const size_t at = reason.find(mark); at != std::string_view::npos) {
+      return {reason.substr(0, at), mark, reason.substr(at + mark.size())};
+    }
+  }
+  return {reason, {}, {}};
+}
+
+std::string fitted_reason(std::string_view reason, size_t width) {
+  const ReasonParts parts = split_output(reason);
+  return parts.mark.empty() ? cut(reason, width) : cut_keeping_end(reason, parts.mark, width);
+}
+
 std::string ProcessRecord::command_line() const {
   return fmt::format("{}", fmt::join(argv, " "));
 }

@@ -155,6 +155,25 @@ struct LateMember {
   bool on_its_own = false;
 };
 
+// What a case's reason puts before the end of what the agent wrote, when it ends with it (a
+// setup-error's): a command's own output, or a fixture's log. Reports cut such a reason in the
+// middle, never its end (fitted_reason).
+inline constexpr std::string_view kOutputEndMark = " — the end of its output: ";
+inline constexpr std::string_view kFixtureLogMark = " — fixture log: ";
+
+// A reason split where the end of what the agent wrote begins: what it says before, the mark,
+// and that output (mark and output empty when it holds none).
+struct ReasonParts {
+  std::string_view said;
+  std::string_view mark;
+  std::string_view output;
+};
+ReasonParts split_output(std::string_view reason);
+
+// `reason` within `width` characters: cut at its end (cut.h), unless it ends with the end of
+// what the agent wrote, which keeps its end (cut_keeping_end): what it wrote last.
+std::string fitted_reason(std::string_view reason, size_t width);
+
 // Why a case never reached the kill, when it did not.
 struct Blocker {
   enum class Kind {

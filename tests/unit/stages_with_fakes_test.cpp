@@ -362,6 +362,22 @@ TEST_F(ObservedTreeWithFakes, AnAgentWhoseReadyLineNeverCameIsASetupFailureWithW
       "5000002, S), node daemon.js (pid 5000005, S) — the end of its output: vite starting");
 }
 
+// On a PTY each line ends in a carriage return, which is no part of it: the reason ends with the
+// output's last line as it reads.
+TEST_F(ObservedTreeWithFakes, TheEndOfAnOutputOnATerminalHasNoCarriageReturns) {
+  CaseContext& ctx =
+      context(command_scenario({"npm", "run", "dev"}, dir_, AgentReady{0, "ready in [0-9]+ ms", 0}),
+              std::chrono::milliseconds(30));
+  populate(kHost);
+  std::ofstream(ctx.log) << "vite starting\r\n  Local: http://localhost:5173/\r\n";
+  expect_setup_failed(
+      [&] { build_tree(ctx, spawned(kAgent)); },
+      "the command was not ready: it was still waiting for a line of its output to match "
+      "'ready in [0-9]+ ms'; its processes then: npm (pid 5000001, S), node vite.js (pid "
+      "5000002, S), node daemon.js (pid 5000005, S) — the end of its output: vite starting\n"
+      "  Local: http://localhost:5173/");
+}
+
 // Under supervise: the reaper host spawned the supervisor, and the agent is its child: the
 // supervisor is the reaper's, no member.
 TEST_F(ObservedTreeWithFakes, ASupervisorIsTheReapersAndItsChildIsTheAgent) {

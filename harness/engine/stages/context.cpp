@@ -32,12 +32,16 @@ CaseContext::CaseContext(const Scenario& scenario, const ReaperChoice& reaper,
       stopped(as_set(scenario.stopped_roles())),
       frozen(as_set(scenario.frozen_roles())) {}
 
-// Only the end is read: a command may have written megabytes before it failed.
+// Only the end is read: a command may have written megabytes before it failed. A terminal's
+// carriage return before a newline (the output of an agent on a PTY) is not part of its line.
 std::string CaseContext::log_tail() const {
   std::string s = read_tail(log, 2000);
+  for (size_t at = s.find("\r\n"); at != std::string::npos; at = s.find("\r\n", at)) {
+    s.erase(at, 1);
+  }
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   if (s.empty()) return "";
-  return (observed() ? " — the end of its output: " : " — fixture log: ") + printable(s);
+  return std::string(observed() ? kOutputEndMark : kFixtureLogMark) + printable(s);
 }
 
 std::string CaseContext::program_ran() const {
