@@ -194,6 +194,11 @@ std::string summary_within(const CaseResult& c, size_t width) {
                                    })) +
                     " survived");
   }
+  // Why what the supervisor held was never signalled: said beside what survived it.
+  if (std::string killed = c.reaper_outcome.supervisor_killed();
+      !killed.empty() && c.verdict != Verdict::pass) {
+    parts.push_back(std::move(killed));
+  }
   for (const auto& p : c.open_ports) {
     parts.push_back(fmt::format("port {} ({}) held{}", p.port, p.role,
                                 p.pid != 0 ? fmt::format(" by pid {}", p.pid) : std::string()));

@@ -14,6 +14,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/process/v2.hpp>
 
+#include "harness/model/result.h"
 #include "harness/support/hold_clock.h"
 #include "reaper/os/pidfd.h"
 
@@ -200,7 +201,7 @@ class Supervise final : public reaper::Reaper {
     const auto exited = [&](auto until) { return supervisor.wait_exit(until); };
     if (!wait_moved(reaped, std::chrono::steady_clock::now() + grace)) {
       reaper::pidfd_signal(supervisor.pidfd(), SIGKILL);
-      report.note("SIGKILL to the supervisor after the grace period");
+      report.note(std::string(kSupervisorKilledStep));
       // Waited for as the process it is, not as a timer: the kill is done once it has exited.
       if (!wait_moved(exited, std::chrono::steady_clock::now() + hung_after_)) {
         throw reaper::Timeout(fmt::format("the supervisor had not exited {} ms after its SIGKILL",

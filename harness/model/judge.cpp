@@ -143,6 +143,15 @@ std::string unopened_race_reason(const RaceRecord& race) {
   return "the race window never opened: " + race.detail;
 }
 
+// A failing verdict's reason, led by what a supervise: reaper's supervisor came to when it was
+// SIGKILLed after the grace period: the cause the reader looks for first (what it supervised,
+// orphaned, was never signalled by it).
+Judgement with_supervisor(Judgement j, const Observations& seen) {
+  const std::string killed = seen.reaper_outcome.supervisor_killed();
+  if (!killed.empty()) j.reason = killed + "; " + j.reason;
+  return j;
+}
+
 }  // namespace
 
 Judgement judge(const Observations& seen) {
@@ -160,7 +169,7 @@ Judgement judge(const Observations& seen) {
   const bool hit = !seen.bystanders_hit.empty() ||
                    std::any_of(seen.signals.begin(), seen.signals.end(),
                                [](const SignalRecord& r) { return r.hit_outside(); });
-  if (hit) return {Verdict::bystander_hit, hit_reason(seen)};
+  if (hit) return with_supervisor({Verdict::bystander_hit, hit_reason(seen)}, seen);
   switch (seen.reaper_outcome.status) {
     case ReaperOutcome::Status::timed_out:
       return {Verdict::reaper_timeout, seen.reaper_outcome.message};
@@ -170,14 +179,14 @@ Judgement judge(const Observations& seen) {
       break;
   }
   if (!seen.survivors.empty() || !seen.open_ports.empty()) {
-    return {Verdict::leak, leak_reason(seen)};
+    return with_supervisor({Verdict::leak, leak_reason(seen)}, seen);
   }
   if (const auto strays = records(seen, [](const SignalRecord& r) { return r.stray(); });
       !strays.empty()) {
-    return {Verdict::stray_signal, stray_reason(strays)};
+    return with_supervisor({Verdict::stray_signal, stray_reason(strays)}, seen);
   }
   if (!seen.late.empty() || !seen.rebind_failures.empty()) {
-    return {Verdict::late, late_reason(seen)};
+    return with_supervisor({Verdict::late, late_reason(seen)}, seen);
   }
   if (seen.race && !seen.race->opened) return {Verdict::skipped, unopened_race_reason(*seen.race)};
   return {Verdict::pass,

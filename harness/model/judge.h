@@ -21,6 +21,8 @@ struct Judgement {
 // could not be bound again then (the restart check: EADDRINUSE for a restarting server). A race
 // whose window never opened proves nothing, so an otherwise clean case is skipped; else pass.
 // Members' own signals never count against the reaper.
+// A failing verdict's reason starts with the SIGKILL of a supervise: reaper's supervisor at the
+// end of the grace period, when there was one (ReaperOutcome::supervisor_killed).
 Judgement judge(const Observations& seen);
 
 }  // namespace reapcheck

@@ -23,6 +23,12 @@ std::string fitted_reason(std::string_view reason, size_t width) {
   return parts.mark.empty() ? cut(reason, width) : cut_keeping_end(reason, parts.mark, width);
 }
 
+std::string ReaperOutcome::supervisor_killed() const {
+  if (supervisor_killed_after_ms < 0) return {};
+  return fmt::format("the supervisor was SIGKILLed at the end of the {} ms grace period (--grace)",
+                     supervisor_killed_after_ms);
+}
+
 std::string ProcessRecord::command_line() const {
   return fmt::format("{}", fmt::join(argv, " "));
 }

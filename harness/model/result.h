@@ -184,10 +184,22 @@ struct Blocker {
   std::string reason;
 };
 
+// The step a supervise: reaper reports when its supervisor outlived the grace period after its
+// SIGTERM and was sent SIGKILL (harness/catalog/external.cpp): the case then says so.
+inline constexpr std::string_view kSupervisorKilledStep =
+    "SIGKILL to the supervisor after the grace period";
+
 // How the reaper's kill ended, as the runner saw it.
 struct ReaperOutcome {
   enum class Status { done, failed, timed_out } status = Status::done;
   std::string message;  // why it failed or timed out
+  // A supervise: reaper's supervisor was SIGKILLed at the end of the grace period, this long
+  // (--grace); -1 when it was not. What it supervised, orphaned, was not signalled by it.
+  int supervisor_killed_after_ms = -1;
+
+  // "the supervisor was SIGKILLed at the end of the 300 ms grace period (--grace)"; empty when
+  // it was not.
+  std::string supervisor_killed() const;
 };
 
 // Everything a case observed: the only input to its verdict.

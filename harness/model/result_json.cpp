@@ -210,7 +210,8 @@ void to_json(nlohmann::json& j, const CaseObservation& c) {
                              : nlohmann::json(nullptr)},
        {"reaper_outcome",
         {{"status", name_of(kOutcomes, c.reaper_outcome.status)},
-         {"message", c.reaper_outcome.message}}},
+         {"message", c.reaper_outcome.message},
+         {"supervisor_killed_after_ms", c.reaper_outcome.supervisor_killed_after_ms}}},
        {"members", c.members},
        {"survivors", c.survivors},
        {"ended_by_harness", c.ended_by_harness},
@@ -263,6 +264,8 @@ void from_json(const nlohmann::json& j, CaseObservation& c) {
   if (j.contains("reaper_outcome")) {
     c.reaper_outcome.status = value_of(kOutcomes, j["reaper_outcome"].at("status"));
     c.reaper_outcome.message = j["reaper_outcome"].value("message", "");
+    c.reaper_outcome.supervisor_killed_after_ms =
+        j["reaper_outcome"].value("supervisor_killed_after_ms", -1);
   }
   c.members = j.value("members", std::vector<ProcessRecord>{});
   j.at("survivors").get_to(c.survivors);

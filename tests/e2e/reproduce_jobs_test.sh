@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `reproduce` on a command of one's own as `run` runs a matrix: -j N reapers at once with run's
-# progress lines, --out DIR's reports, and a setup-error that shows the very end of what the
-# command wrote. Each part is its own CTest test (reproduce-jobs/PART); nothing is left running.
-#   reproduce_jobs_test.sh BUILD_BIN_DIR SOURCE_DIR jobs|out|tail
+# progress lines, --out DIR's reports, a setup-error that shows the very end of what the command
+# wrote, and a supervise: reaper whose supervisor was SIGKILLed at the end of the grace period
+# saying so. Each part is its own CTest test (reproduce-jobs/PART); nothing is left running.
+#   reproduce_jobs_test.sh BUILD_BIN_DIR SOURCE_DIR jobs|out|tail|supervise
 set -uo pipefail
 bin=$(cd "$1" && pwd)/reapcheck
 src=$(cd "$2" && pwd)
@@ -153,6 +154,32 @@ EOF
       grep -q 'message="[^"]*Running on http://127.0.0.1:5000.Press CTRL+C to quit"' "$work/tail/junit.xml" ||
       fail "junit.xml's message does not end with the output's end: $(grep -o 'message="[^"]*"' "$work/tail/junit.xml")"
     grep -q 'Press CTRL+C to quit' "$work/tail/matrix.txt" || fail "matrix.txt lost the output's end"
+    ;;
+  supervise)
+    # A supervisor that ignores SIGTERM is SIGKILLed at the end of the grace period, and its
+    # agent, orphaned, survives: the headline and the reason say which came first. One that
+    # exits on SIGTERM leaves the same leak, and nothing of a SIGKILL is said.
+    # (In the project's folder: the case sees it at its path, and not the rest of /tmp.)
+    printf '#!/bin/sh\ntrap "" TERM\n"$@" &\nwait\n' >"$work/app/stubborn"
+    printf '#!/bin/sh\ntrap "exit 0" TERM\n"$@" &\nwait\n' >"$work/app/quitter"
+    chmod +x "$work/app/stubborn" "$work/app/quitter"
+    reproduce --reaper "supervise:$work/app/stubborn" --grace 400 --ready-after 300 --out "$work/sup" \
+      -- sleep 300
+    [ "$rc" -eq 1 ] || fail "stubborn: exit $rc, expected 1: $(cat "$work/err")"
+    said="the supervisor was SIGKILLed at the end of the 400 ms grace period (--grace)"
+    headline=$(grep -m1 '^your-command × ' "$work/out")
+    [[ "$headline" =~ ^"your-command × supervise:$work/app/stubborn: leak — agent (pid "[0-9]+", sleep 300) survived; $said"$ ]] ||
+      fail "the headline does not say the supervisor was SIGKILLed: $headline"
+    reason=$(json "$work/sup/results.json" '$r->{cases}[0]{reason}')
+    [[ "$reason" == "$said; "* ]] || fail "the reason does not start with the SIGKILL: $reason"
+    [ "$(json "$work/sup/results.json" '$r->{cases}[0]{reaper_outcome}{supervisor_killed_after_ms}')" -eq 400 ] ||
+      fail "results.json does not hold the 400 ms the supervisor was given"
+    grep -qF "$said" "$work/sup/junit.xml" || fail "junit.xml's failure does not say it"
+    reproduce --reaper "supervise:$work/app/quitter" --grace 400 --ready-after 300 -- sleep 300
+    [ "$rc" -eq 1 ] || fail "quitter: exit $rc, expected 1 (its agent is orphaned)"
+    grep -qE "^your-command × supervise:.*quitter: leak — agent \(pid [0-9]+, sleep 300\) survived" "$work/out" ||
+      fail "quitter: not a leak of its agent: $(grep -m1 '^your-command' "$work/out")"
+    ! grep -q "SIGKILLed" "$work/out" || fail "quitter exited on SIGTERM, yet a SIGKILL is said"
     ;;
   *)
     echo "unknown part '$what'" >&2

@@ -1,12 +1,15 @@
-// What `reproduce` and the other reports say of a case that ends with the agent's output, and of
-// where a list cut short is whole.
+// What `reproduce` and the other reports say of a case that ends with the agent's output, of a
+// supervisor SIGKILLed at the end of the grace period, and of where a list cut short is whole.
 #include "reports/reproduce_report.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "harness/engine/stages/kill.h"
 #include "harness/model/cut.h"
+#include "harness/model/judge.h"
+#include "harness/model/result_json.h"
 #include "reports/evidence.h"
 
 namespace reapcheck {
@@ -132,6 +135,60 @@ TEST(Reproduce, SaysWhereTheWholeListIsOnlyWhenItWroteIt) {
   const std::string written = reproduce_report(many_survivors(), nullptr, "out/results.json");
   EXPECT_TRUE(has(written, "… and 4 more (out/results.json lists all 12)")) << written;
   EXPECT_FALSE(has(written, "--out DIR writes")) << written;
+}
+
+Observations supervised_leak(int killed_after_ms) {
+  Observations seen;
+  seen.members = {{5, 4, 5, 5, "S", "agent", {"sleep", "60"}}};
+  seen.survivors = seen.members;
+  seen.settle_ms = 1000;
+  seen.watched_ms = 40;
+  seen.reaper_steps = {"SIGTERM to the supervisor 4", std::string(kSupervisorKilledStep),
+                       "the supervisor exited after its SIGKILL"};
+  seen.reaper_outcome.supervisor_killed_after_ms = killed_after_ms;
+  return seen;
+}
+
+TEST(Supervise, ASupervisorKilledAtTheEndOfTheGraceIsSaidFirst) {
+  const std::string said =
+      "the supervisor was SIGKILLed at the end of the 300 ms grace period (--grace)";
+  const Judgement j = judge(supervised_leak(300));
+  EXPECT_EQ(j.verdict, Verdict::leak);
+  EXPECT_EQ(j.reason.rfind(said + "; 1 process(es) of the tree outlived the reaper", 0), 0U)
+      << j.reason;
+  CaseResult c;
+  static_cast<CaseObservation&>(c) = CaseObservation{supervised_leak(300), {}};
+  c.scenario = "sigterm-ignorer-in-group";
+  c.reaper = "supervise:tini -s --";
+  c.verdict = j.verdict;
+  c.reason = j.reason;
+  EXPECT_TRUE(has(evidence_summary(c), said)) << evidence_summary(c);
+  EXPECT_TRUE(has(short_reason(c), said)) << short_reason(c);
+  // Without the SIGKILL, nothing of the kind is said.
+  const Judgement plain = judge(supervised_leak(-1));
+  EXPECT_FALSE(has(plain.reason, "SIGKILLed")) << plain.reason;
+  // A case that passed does not blame it.
+  Observations passed = supervised_leak(300);
+  passed.survivors.clear();
+  EXPECT_EQ(judge(passed).verdict, Verdict::pass);
+  EXPECT_FALSE(has(judge(passed).reason, "SIGKILLed"));
+}
+
+TEST(Supervise, TheHostsStepIsTheCasesGraceAndCrossesAsJson) {
+  Orchestrator::Reply reply;
+  reply.status = Orchestrator::Reply::Status::ok;
+  reply.steps = {"SIGTERM to the supervisor 4", "the supervisor exited"};
+  EXPECT_EQ(outcome_of(reply, std::chrono::milliseconds(300)).supervisor_killed_after_ms, -1);
+  reply.steps = {"SIGTERM to the supervisor 4", std::string(kSupervisorKilledStep),
+                 "the supervisor exited after its SIGKILL"};
+  const ReaperOutcome outcome = outcome_of(reply, std::chrono::milliseconds(750));
+  EXPECT_EQ(outcome.status, ReaperOutcome::Status::done);
+  EXPECT_EQ(outcome.supervisor_killed_after_ms, 750);
+  CaseObservation sent;
+  sent.reaper_outcome = outcome;
+  const nlohmann::json j = sent;
+  EXPECT_EQ(j.at("reaper_outcome").at("supervisor_killed_after_ms"), 750);
+  EXPECT_EQ(j.get<CaseObservation>().reaper_outcome.supervisor_killed_after_ms, 750);
 }
 
 }  // namespace

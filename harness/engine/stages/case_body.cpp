@@ -57,7 +57,7 @@ void run_stages(CaseContext& ctx, CaseObservation& r) {
   r.reaper_steps = kill.reply.steps;
   r.reaper_cpu_ms = kill.reply.cpu_ms;
   r.reaper_children_cpu_ms = kill.reply.children_cpu_ms;
-  r.reaper_outcome = outcome_of(kill.reply);
+  r.reaper_outcome = outcome_of(kill.reply, ctx.options.grace);
   phases.mark("kill");
 
   Findings found = audit_tree(ctx, tree, kill);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 
 #include "reaper/os/pidfd.h"
@@ -97,15 +98,22 @@ Kill kill_tree(CaseContext& ctx, Tree& tree) {
   return kill;
 }
 
-ReaperOutcome outcome_of(const Orchestrator::Reply& reply) {
+ReaperOutcome outcome_of(const Orchestrator::Reply& reply, std::chrono::milliseconds grace) {
+  ReaperOutcome out;
   switch (reply.status) {
     case Orchestrator::Reply::Status::timeout:
-      return {ReaperOutcome::Status::timed_out, reply.error};
+      out = {ReaperOutcome::Status::timed_out, reply.error};
+      break;
     case Orchestrator::Reply::Status::ok:
-      return {};
+      break;
     default:
-      return {ReaperOutcome::Status::failed, reply.error};
+      out = {ReaperOutcome::Status::failed, reply.error};
   }
+  if (std::find(reply.steps.begin(), reply.steps.end(), kSupervisorKilledStep) !=
+      reply.steps.end()) {
+    out.supervisor_killed_after_ms = static_cast<int>(grace.count());
+  }
+  return out;
 }
 
 }  // namespace reapcheck

@@ -20,7 +20,9 @@ struct Kill {
 
 Kill kill_tree(CaseContext& ctx, Tree& tree);
 
-// How the reaper's kill ended, from its host's reply.
-ReaperOutcome outcome_of(const Orchestrator::Reply& reply);
+// How the reaper's kill ended, from its host's reply; `grace`, the case's, is the period a
+// supervise: reaper's supervisor outlived when the reply says it was SIGKILLed.
+ReaperOutcome outcome_of(const Orchestrator::Reply& reply,
+                         std::chrono::milliseconds grace = std::chrono::milliseconds(0));
 
 }  // namespace reapcheck
