@@ -29,14 +29,10 @@ nothing_left() {
   done
 }
 
-# reproduce ARGS... in $work/app: stdout in $work/out, stderr in $work/err, exit status in $rc,
-# wall time in $wall_ms.
+# reproduce ARGS... in $work/app: stdout in $work/out, stderr in $work/err, exit status in $rc.
 reproduce() {
-  local start
-  start=$(date +%s%N)
   (cd "$work/app" && "$bin" reproduce "$@") >"$work/out" 2>"$work/err"
   rc=$?
-  wall_ms=$((($(date +%s%N) - start) / 1000000))
   nothing_left "$work/app"
 }
 
