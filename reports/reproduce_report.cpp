@@ -178,9 +178,8 @@ std::string advice(const CaseResult& c, const ScenarioNotes* notes) {
 
 std::string reproduce_report(const CaseResult& c, const ScenarioNotes* notes,
                              std::string_view listed_in) {
-  std::string out =
-      fmt::format("\n{} × {}: {} — {}\n", c.scenario, shown_reaper(c.reaper),
-                  to_string(c.verdict), headline(c));
+  std::string out = fmt::format("\n{} × {}: {} — {}\n", c.scenario, shown_reaper(c.reaper),
+                                to_string(c.verdict), headline(c));
   if (notes != nullptr && !notes->description.empty()) out += "  " + notes->description + "\n";
   out += output_end(c) + escaped(c, notes, listed_in) + ports(c) + advice(c, notes);
   // A case that never reached its kill (a setup-error) leaked nothing and has no evidence.

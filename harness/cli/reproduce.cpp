@@ -198,16 +198,16 @@ int reproduce_command_of_yours(const GlobalArgs& global, const ReproduceArgs& ar
       cut(printable(fmt::format("{}", fmt::join(scenario.agent->command, " "))), 200), dir.string(),
       reapers.size(), at_a_time(args, reapers.size()), dir.string());
   const ExpectationBook book = load_inputs(global).expectations;
-  const auto run = run_reapers(recorded, scenario, reapers, {}, options, args,
-                               notes_for({scenario}, {}, global.layout).at(scenario.id),
-                               [&](const CaseResult& c) {
-                                 // A pass is one line; what went wrong gets the whole story.
-                                 if (c.verdict == Verdict::pass) {
-                                   fmt::print("\n{}: pass — {}\n", shown_reaper(c.reaper), evidence_summary(c));
-                                 } else {
-                                   fmt::print("{}", reproduce_report(c, nullptr, args.listed_in()));
-                                 }
-                               });
+  const auto run = run_reapers(
+      recorded, scenario, reapers, {}, options, args,
+      notes_for({scenario}, {}, global.layout).at(scenario.id), [&](const CaseResult& c) {
+        // A pass is one line; what went wrong gets the whole story.
+        if (c.verdict == Verdict::pass) {
+          fmt::print("\n{}: pass — {}\n", shown_reaper(c.reaper), evidence_summary(c));
+        } else {
+          fmt::print("{}", reproduce_report(c, nullptr, args.listed_in()));
+        }
+      });
   if (!run) return kExitInterrupted;
   // The built-in scenarios' expectations rank what passed here: the reaper with the fewest
   // declared weaknesses anywhere is the one to copy.

@@ -51,15 +51,17 @@ three_reapers() {
 
 case "$what" in
   jobs)
-    # -j 2: two cases at once; the wall time is well under the cases' sum (about 60% here). -j 1:
-    # one after the other; the wall time is about their sum. Both from results.json (--out).
+    # -j 2: two cases at once; the wall time is under the cases' sum (about 60% here: each case
+    # waits for its agent's readiness, which no load serialises). -j 1: one after the other; the
+    # wall time is about their sum. Both from results.json (--out). How much faster is measured
+    # (docs/own-tree.md), not asserted.
     three_reapers -j 2 --out "$work/j2"
     [ "$rc" -eq 1 ] || fail "-j 2: exit $rc, expected 1 (pgroup leaks): $(cat "$work/err")"
     expect_in "$work/out" "with 3 reaper(s), 2 at a time, each in a sandbox of its own"
     sum=$(json "$work/j2/results.json" 'my $s = 0; $s += $_->{timings_ms}{case} for @{ $r->{cases} }; int($s)')
     wall=$(json "$work/j2/results.json" 'int($r->{wall_s} * 1000)')
-    [ "$wall" -lt $((sum * 85 / 100)) ] ||
-      fail "-j 2: the wall time ($wall ms) is not under 85% of the cases' sum ($sum ms): they did not overlap"
+    [ "$wall" -lt "$sum" ] ||
+      fail "-j 2: the wall time ($wall ms) is not under the cases' sum ($sum ms): they did not overlap"
     # run's progress lines, one per case, numbered 1 to 3, each case once.
     grep -E '^\[[1-3]/3\] your-command × (pgroup|cgroup|pidns): [a-z-]+ \((ok|UNEXPECTED)\) [0-9]+ ms$' \
       "$work/err" >"$work/progress"
