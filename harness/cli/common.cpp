@@ -16,6 +16,7 @@
 #include "harness/catalog/catalog.h"
 #include "harness/cli/did_you_mean.h"
 #include "harness/cli/environment.h"
+#include "harness/cli/selection.h"
 #include "harness/engine/case.h"
 #include "harness/model/reaper_name.h"
 #include "harness/model/toml_reader.h"
@@ -91,30 +92,20 @@ void note_broken(const ScenarioSet& set) {
 }
 
 std::vector<Scenario> select_scenarios(const ScenarioSet& set,
-                                       const std::vector<std::string>& wanted) {
+                                       const std::vector<std::string>& wanted,
+                                       const std::vector<std::string>& tags) {
   // A run that selects a file that did not parse fails with its error; one that does not goes on.
+  // A file that did not parse has no tags: --tag alone selects none of them.
   for (const auto& b : set.broken) {
-    if (wanted.empty() || std::find(wanted.begin(), wanted.end(), b.id) != wanted.end()) {
-      throw InputError(b.error);
-    }
+    const bool named = std::any_of(wanted.begin(), wanted.end(),
+                                   [&](const std::string& w) { return names(w, b.id); });
+    if (named || (wanted.empty() && tags.empty())) throw InputError(b.error);
   }
   note_broken(set);
   if (set.scenarios.empty()) {
     throw UsageError(set.dir.string() + ": no scenario files (*.toml)");
   }
-  if (wanted.empty()) return set.scenarios;
-  std::vector<Scenario> out;
-  out.reserve(wanted.size());
-  for (const auto& id : wanted) {
-    const Scenario* s = set.find(id);
-    if (s == nullptr) {
-      throw UsageError(fmt::format("unknown scenario '{}'{} (scenarios in {}: {})", id,
-                                   did_you_mean(id, set.ids()), set.dir.string(),
-                                   fmt::join(set.ids(), ", ")));
-    }
-    out.push_back(*s);
-  }
-  return out;
+  return pick_scenarios(set, wanted, tags);
 }
 
 void require_usable_host() {
@@ -125,22 +116,22 @@ void require_usable_host() {
 
 std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, bool presets,
                                         const Layout& layout) {
+  std::vector<std::string> catalogue;
+  for (const auto& r : reaper_catalog(layout)) catalogue.push_back(r.id);
   std::vector<std::string> out;
-  out.reserve(wanted.size());
-  for (const auto& w : wanted) out.push_back(reaper_id_from(w));
+  for (const auto& w : expand_reaper_globs(wanted, catalogue)) out.push_back(reaper_id_from(w));
   if (out.empty()) out = reaper_ids(ReaperChoice::Origin::builtin);
   if (presets) {
     for (auto& id : reaper_ids(ReaperChoice::Origin::preset)) out.push_back(std::move(id));
   }
+  out = without_repeats(out);
   for (const auto& id : out) {
     if (std::string why = unstartable_command(id, layout); !why.empty()) {
       throw UsageError(fmt::format("--reaper {}: {}; nothing was run", id, why));
     }
     if (!known_reaper(id)) {
-      std::vector<std::string> ids;
-      for (const auto& r : reaper_catalog(layout)) ids.push_back(r.id);
-      throw UsageError(fmt::format("unknown reaper '{}'{} (valid: {})", id, did_you_mean(id, ids),
-                                   valid_reaper_ids()));
+      throw UsageError(fmt::format("unknown reaper '{}'{} (valid: {})", id,
+                                   did_you_mean(id, catalogue), valid_reaper_ids()));
     }
   }
   refuse_shared_names(out);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/cli/usage_error.h"
 #include "harness/model/notes.h"
 #include "harness/model/result.h"
 #include "harness/model/scenario_set.h"
@@ -18,12 +19,6 @@
 namespace reapcheck {
 
 struct CaseOptions;
-
-// A configuration error: reported on one line, exit status 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // Options every subcommand sees.
 struct GlobalArgs {
@@ -46,20 +41,24 @@ ScenarioSet load_inputs(const GlobalArgs& global);
 // One line on stderr per scenario file that did not parse, with its error (file:line:col).
 void note_broken(const ScenarioSet& set);
 
-// The scenarios named (all when `wanted` is empty); UsageError for an unknown id, listing the
-// valid ones; InputError, the file's own, when one selected did not parse. The files that did
-// not parse and are not selected are noted (note_broken) and left out.
+// The scenarios named, by id or glob, and carrying one of `tags` (all when both are empty;
+// selection.h's pick_scenarios); UsageError for an unknown id, a glob that matches none or an
+// unknown tag, listing the valid ones; InputError, the file's own, when one selected did not
+// parse. The files that did not parse and are not selected are noted (note_broken) and left out.
 std::vector<Scenario> select_scenarios(const ScenarioSet& set,
-                                       const std::vector<std::string>& wanted);
+                                       const std::vector<std::string>& wanted,
+                                       const std::vector<std::string>& tags = {});
 
 // Throws UsageError when no case can run on this host (host_view_refusal()): once, before the
 // first case, rather than a setup-error in each.
 void require_usable_host();
 
 // The reapers named, checked (all built-ins when `wanted` is empty), then every preset when
-// `presets`. "@FILE" names a reaper written in FILE: ids such as exec:CMD may hold characters
-// that a build system or a shell would mangle on the way to the command line. An exec:/supervise:
-// command's program is looked up in layout.search_path.
+// `presets`; each once, in order. A glob (`*`, `?`, `[...]`) stands for the catalogue's ids it
+// matches, and is UsageError when it matches none; an exec:/supervise: command is never one.
+// "@FILE" names a reaper written in FILE: ids such as exec:CMD may hold characters that a build
+// system or a shell would mangle on the way to the command line. An exec:/supervise: command's
+// program is looked up in layout.search_path.
 std::vector<std::string> select_reapers(const std::vector<std::string>& wanted, bool presets,
                                         const Layout& layout);
 

@@ -18,7 +18,8 @@ namespace reapcheck {
 namespace {
 
 struct RunArgs {
-  std::vector<std::string> scenarios;
+  std::vector<std::string> scenarios;  // ids and globs
+  std::vector<std::string> tags;
   std::vector<std::string> reapers;
   OutputFiles outputs;            // --json, --junit, --out
   ExpectationFiles expectations;  // --expectations, --write-expectations
@@ -59,7 +60,7 @@ RunInfo info_of(const MatrixPlan& plan, const RunArgs& args) {
 MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
   const ScenarioSet set = load_inputs(global);
   MatrixPlan plan;
-  plan.scenarios = select_scenarios(set, args.scenarios);
+  plan.scenarios = select_scenarios(set, args.scenarios, args.tags);
   plan.reapers = select_reapers(args.reapers, args.presets, global.layout);
   if (auto missing = missing_interpreters(plan.scenarios, global.layout); !missing.empty()) {
     throw UsageError(missing);
@@ -109,14 +110,22 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
   cmd->footer(
       "Examples:\n"
       "  reapcheck run --scenario setsid-escape --reaper pgroup --reaper cgroup\n"
+      "  reapcheck run --scenario '*-escape' --reaper 'p*'\n"
+      "  reapcheck run --tag race --reaper cgroup\n"
       "  reapcheck run --reaper exec:'kill -9 -{pgid}' --expect-pass --out reports/gate\n"
       "  reapcheck run --scenarios .reapcheck/ --reaper cgroup   # your project's own scenarios");
-  cmd->add_option("--scenario", args->scenarios, "Scenario id (repeatable; default: all)")
+  cmd->add_option("--scenario", args->scenarios,
+                  "Scenario id, or a glob over the ids ('*', '?', '[...]': 'setsid-*'; quote it "
+                  "from the shell) (repeatable; default: all)")
       ->type_name("ID");
+  cmd->add_option("--tag", args->tags,
+                  "Only the scenarios tagged TAG (repeatable: any of them; with --scenario, of "
+                  "the scenarios it names); `reapcheck list` shows each scenario's tags")
+      ->type_name("TAG");
   cmd->add_option("--reaper", args->reapers,
-                  "Reaper: a built-in or preset id, 'exec:CMD', 'supervise:CMD' (either as "
-                  "'NAME=exec:CMD': NAME is its name in JUnit), or @FILE holding one of those "
-                  "(repeatable; default: every built-in)")
+                  "Reaper: a built-in or preset id or a glob over them ('proc-*'), 'exec:CMD', "
+                  "'supervise:CMD' (either as 'NAME=exec:CMD': NAME is its name in JUnit), or "
+                  "@FILE holding one of those (repeatable; default: every built-in)")
       ->type_name("REAPER");
   cmd->add_flag("--presets", args->presets, "Also run every preset (tini, dumb-init, ...)");
   cmd->add_flag("--expect-pass", args->expect_pass,
