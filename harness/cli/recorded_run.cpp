@@ -28,6 +28,7 @@ bool RecordedRun::run(const MatrixPlan& plan, RunResult& run, const Progress& ea
     });
   } catch (const Interrupted& e) {
     run.never_run = planned - static_cast<int>(run.cases.size());  // every report says so
+    run.stopped = e.what();
     fmt::print(stderr,
                "reapcheck: {}; the cases in progress were ended, nothing they started is "
                "left running; writing the {} finished cases\n",
@@ -35,6 +36,9 @@ bool RecordedRun::run(const MatrixPlan& plan, RunResult& run, const Progress& ea
     write(run);
     return false;
   }
+  // What --fail-fast left (run_matrix says why in run.stopped).
+  run.never_run = planned - static_cast<int>(run.cases.size());
+  if (run.never_run == 0) run.stopped.clear();
   return true;
 }
 

@@ -33,6 +33,7 @@ struct RunArgs {
   bool presets = false;
   bool expect_pass = false;
   bool no_ledger = false;
+  bool fail_fast = false;
 };
 
 Shard shard_of(const RunArgs& args) {
@@ -72,6 +73,7 @@ MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
   plan.repeat = args.repeat;
   plan.jobs = args.jobs;
   plan.shard = shard_of(args);
+  plan.fail_fast = args.fail_fast;
   // A scenario's own command (an [agent] with dir) runs with the PATH it runs with for you.
   plan.options = args.base.options(global);
   args.timing.apply_to(plan.options);
@@ -86,15 +88,15 @@ int run(const GlobalArgs& global, const RunArgs& args) {
   RunResult run;
   run.info = info_of(plan, args);
   run.scenarios = notes_for(plan.scenarios, plan.expectations, global.layout);
-  if (!recorded.run(plan, run, ProgressLines(args.text.quiet, args.repeat > 1))) {
-    return kExitInterrupted;
-  }
-
+  // Interrupted, the finished cases are written all the same, and their matrix printed.
+  const bool whole = recorded.run(plan, run, ProgressLines(args.text.quiet, args.repeat > 1));
   fmt::print("{}", text_report(run, use_colour(global), args.text.detail()));
+  if (!whole) return kExitInterrupted;
   if (!recorded.write(run)) return kExitUsage;
   if (!write_expectations_draft(args.expectations, run, plan)) return kExitUsage;
   const Summary summary = summarise(run);
-  if (!summary.ok()) return kExitDeviation;
+  // A run --fail-fast stopped fails, whatever the cases it ran gave.
+  if (!summary.ok() || run.never_run > 0) return kExitDeviation;
   if (args.skip_exit_code != 0 && summary.skipped() == static_cast<int>(summary.cells.size())) {
     return args.skip_exit_code;
   }
@@ -110,7 +112,7 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
   cmd->footer(
       "Examples:\n"
       "  reapcheck run --scenario setsid-escape --reaper pgroup --reaper cgroup\n"
-      "  reapcheck run --scenario '*-escape' --reaper 'p*'\n"
+      "  reapcheck run --scenario '*-escape' --reaper 'p*' --fail-fast\n"
       "  reapcheck run --tag race --reaper cgroup\n"
       "  reapcheck run --reaper exec:'kill -9 -{pgid}' --expect-pass --out reports/gate\n"
       "  reapcheck run --scenarios .reapcheck/ --reaper cgroup   # your project's own scenarios");
@@ -157,6 +159,10 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
   cmd->add_option("--skip-exit-code", args->skip_exit_code,
                   "Exit with N when every case was skipped (CTest's SKIP_RETURN_CODE)")
       ->type_name("N");
+  cmd->add_flag("--fail-fast", args->fail_fast,
+                "Stop at the first case whose verdict is not the expected one: the cases in "
+                "progress are ended, the reports hold what finished and say how many never ran; "
+                "exit 1");
   add_text_options(cmd, args->text, "; no progress lines");
   cmd->add_flag("--no-ledger", args->no_ledger,
                 "Do not record the reaper's signals at the system call (to measure what the "

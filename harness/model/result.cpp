@@ -98,10 +98,11 @@ std::string BystanderHit::sender() const {
 
 std::string incompleteness(const RunResult& run) {
   if (run.never_run <= 0) return {};
-  return fmt::format(
-      "the run is incomplete: {} of its {} case(s) never ran (it was interrupted, or killed and "
-      "recovered from its journal)",
-      run.never_run, run.never_run + run.cases.size());
+  return fmt::format("the run is incomplete: {} of its {} case(s) never ran ({})", run.never_run,
+                     run.never_run + run.cases.size(),
+                     run.stopped.empty()
+                         ? "it was interrupted, or killed and recovered from its journal"
+                         : run.stopped);
 }
 
 }  // namespace reapcheck

@@ -303,9 +303,12 @@ struct RunResult {
   int repeat = 1;
   RunInfo info;
   std::map<std::string, ScenarioNotes> scenarios;  // by scenario id
-  // Cases of the plan that never ran: the run was interrupted, or killed and recovered from its
-  // journal. Every report says such a run is incomplete.
+  // Cases of the plan that never ran: the run was interrupted, stopped by --fail-fast, or killed
+  // and recovered from its journal. Every report says such a run is incomplete.
   int never_run = 0;
+  // Why it ended before its plan did, when that is known: "interrupted by SIGINT", "--fail-fast
+  // stopped it at setsid-escape × pgroup: leak, expected pass".
+  std::string stopped;
 };
 
 // What an incomplete run says of itself in every report ("the run is incomplete: 3 of its 10

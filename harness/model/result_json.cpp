@@ -371,6 +371,7 @@ void to_json(nlohmann::json& j, const RunResult& r) {
        {"incomplete", r.never_run > 0},
        {"never_run", r.never_run},
        {"cases", r.cases}};
+  if (!r.stopped.empty()) j["stopped"] = r.stopped;
 }
 
 void from_json(const nlohmann::json& j, RunResult& r) {
@@ -381,6 +382,7 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   if (j.contains("info")) j["info"].get_to(r.info);
   if (j.contains("scenarios")) j["scenarios"].get_to(r.scenarios);
   r.never_run = j.value("never_run", 0);
+  r.stopped = j.value("stopped", "");
 }
 
 }  // namespace reapcheck

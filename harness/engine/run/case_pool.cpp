@@ -138,8 +138,7 @@ std::string describe_exit(int status) {
 // that died while there is work left.
 class Pool {
  public:
-  Pool(const std::vector<CaseJob>& jobs, const CaseOptions& options,
-       const std::function<void(size_t, CaseResult)>& done)
+  Pool(const std::vector<CaseJob>& jobs, const CaseOptions& options, const CaseDone& done)
       : jobs_(jobs), options_(options), done_(done), order_(dispatch_order(jobs)) {}
 
   void run(int workers) {
@@ -167,8 +166,11 @@ class Pool {
     assign(pool_.back());
   }
 
+  // Whether no more jobs are handed out: interrupted, or told to stop.
+  bool stopping() const { return interrupted_ != 0 || stopped_; }
+
   void assign(Worker& w) {
-    if (interrupted_ != 0 || next_ >= jobs_.size()) {
+    if (stopping() || next_ >= jobs_.size()) {
       w.jobs.reset();  // EOF: the worker exits
       return;
     }
@@ -182,6 +184,11 @@ class Pool {
     signalfd_siginfo info{};
     if (::read(fd, &info, sizeof info) != static_cast<ssize_t>(sizeof info)) return;
     interrupted_ = static_cast<int>(info.ssi_signo);
+    end_cases();
+  }
+
+  // Every worker ends its case as an interrupt ends it, and gets no other.
+  void end_cases() {
     for (Worker& w : pool_) {
       if (w.pidfd) reaper::pidfd_signal(w.pidfd.get(), SIGTERM);
       w.jobs.reset();
@@ -201,19 +208,22 @@ class Pool {
       if (answer.job != index) {
         answer.observed = lost(fmt::format("its worker answered for job {}", answer.job));
       }
-      done_(index, complete_case(jobs_[index], std::move(answer.observed)));
+      if (!done_(index, complete_case(jobs_[index], std::move(answer.observed))) && !stopping()) {
+        stopped_ = true;
+        end_cases();
+      }
       assign(w);
       return;
     }
     int status = 0;  // EOF: the worker is exiting
     ::waitpid(w.pid, &status, 0);
-    if (w.current && interrupted_ == 0) {
+    if (w.current && !stopping()) {
       done_(*w.current,
             complete_case(jobs_[*w.current],
                           lost("the worker process running this case " + describe_exit(status))));
     }
     pool_.erase(pool_.begin() + static_cast<std::ptrdiff_t>(i));
-    if (interrupted_ == 0 && next_ < jobs_.size()) add_worker();
+    if (!stopping() && next_ < jobs_.size()) add_worker();
   }
 
   static CaseObservation lost(std::string why) {
@@ -224,17 +234,18 @@ class Pool {
 
   const std::vector<CaseJob>& jobs_;
   const CaseOptions& options_;
-  const std::function<void(size_t, CaseResult)>& done_;
+  const CaseDone& done_;
   const std::vector<size_t> order_;
   std::vector<Worker> pool_;
   size_t next_ = 0;  // in `order_`
   int interrupted_ = 0;
+  bool stopped_ = false;  // `done_` said to stop
 };
 
 }  // namespace
 
 void run_case_pool(const std::vector<CaseJob>& jobs, const CaseOptions& options, int workers,
-                   const std::function<void(size_t, CaseResult)>& done) {
+                   const CaseDone& done) {
   if (workers > 1 && jobs.size() > 1) {
     Pool(jobs, options, done).run(workers);
     return;
@@ -243,7 +254,7 @@ void run_case_pool(const std::vector<CaseJob>& jobs, const CaseOptions& options,
   // kernel) and what it holds on the host are then the run's own, as `reapcheck run -j 1` shows.
   CaseWorker worker(jobs, options);
   for (size_t i = 0; i < jobs.size(); ++i) {
-    done(i, complete_case(jobs[i], worker.run(i, i + 1 == jobs.size())));
+    if (!done(i, complete_case(jobs[i], worker.run(i, i + 1 == jobs.size())))) return;
   }
 }
 

@@ -14,12 +14,17 @@
 
 namespace reapcheck {
 
+// Called in this process with each finished job's index and result; returns whether to go on.
+using CaseDone = std::function<bool(size_t, CaseResult)>;
+
 // Runs every job on `workers` worker processes (one worker: this process, in plan order),
 // calling `done(index, result)` in this process as each one finishes, in whatever order they
 // finish; each result is judged here, from the observation its worker sent. On an interrupt (see
 // interrupt.h) the workers end their cases, what they finished is still reported, and then
-// Interrupted is thrown.
+// Interrupted is thrown. When `done` returns false, the cases in progress are ended as an
+// interrupt ends them (one that finishes meanwhile is still reported), no other starts, and the
+// call returns.
 void run_case_pool(const std::vector<CaseJob>& jobs, const CaseOptions& options, int workers,
-                   const std::function<void(size_t, CaseResult)>& done);
+                   const CaseDone& done);
 
 }  // namespace reapcheck

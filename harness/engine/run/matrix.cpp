@@ -1,5 +1,7 @@
 #include "harness/engine/run/matrix.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <numeric>
@@ -46,7 +48,13 @@ void run_matrix(const MatrixPlan& plan, RunResult& run, const Progress& progress
     order.push_back(index);
     run.cases.push_back(std::move(c));
     run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (progress) progress(run.cases.back(), static_cast<int>(run.cases.size()), total);
+    const CaseResult& last = run.cases.back();
+    if (progress) progress(last, static_cast<int>(run.cases.size()), total);
+    if (!plan.fail_fast || last.as_expected() || !run.stopped.empty()) return true;
+    run.stopped = fmt::format("--fail-fast stopped it at {} × {}: {}, expected {}", last.scenario,
+                              last.reaper, to_string(last.verdict),
+                              expected_text(last.expected, last.expected_also));
+    return false;
   };
 
   try {

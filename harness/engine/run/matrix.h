@@ -22,6 +22,9 @@ struct MatrixPlan {
   int repeat = 1;
   int jobs = 1;  // cases at once, each in a worker process of its own (case_pool.h)
   Shard shard;   // the slice of the cells this run makes (all of them by default)
+  // Stop at the first case whose verdict is not as expected (CaseResult::as_expected()): the
+  // cases in progress are ended as an interrupt ends them, no other starts.
+  bool fail_fast = false;
   CaseOptions options;
 };
 
@@ -37,6 +40,7 @@ using Progress = std::function<void(const CaseResult&, int done, int total)>;
 
 // Appends each case to `run` as it finishes, so an interrupted run keeps what it measured; at
 // the end (interrupted or not) the cases are in plan order, whatever order they finished in.
+// A run that `plan.fail_fast` stopped says why in `run.stopped`.
 void run_matrix(const MatrixPlan& plan, RunResult& run, const Progress& progress);
 
 }  // namespace reapcheck
