@@ -1,11 +1,16 @@
 // `reapcheck run`: scenarios × reapers, each case in its own sandbox; prints the matrix, writes
 // the reports, and exits 1 when a verdict differs from its expectation.
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
 
 #include "harness/cli/commands.h"
-#include "harness/cli/expectations_options.h"
-#include "harness/cli/progress.h"
-#include "harness/cli/recorded_run.h"
+#include "harness/cli/journal.h"
+#include "harness/cli/last_run.h"
+#include "harness/cli/outputs.h"
 #include "harness/engine/run/matrix.h"
 #include "harness/engine/tree/fixture.h"
 #include "harness/model/summary.h"
@@ -21,8 +26,8 @@ struct RunArgs {
   std::vector<std::string> scenarios;  // ids and globs
   std::vector<std::string> tags;
   std::vector<std::string> reapers;
-  OutputFiles outputs;            // --json, --junit, --out
-  ExpectationFiles expectations;  // --expectations, --write-expectations
+  std::string rerun_failed;  // --rerun-failed DIR
+  OutputFiles outputs;       // --json, --junit, --out
   std::string shard;
   Timing timing;  // --grace, --settle
   CaseBase base;  // --keep-trace
@@ -58,18 +63,58 @@ RunInfo info_of(const MatrixPlan& plan, const RunArgs& args) {
   return info;
 }
 
-MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
+// The scenarios and reapers of the plan: those the command line names; with --rerun-failed DIR,
+// of those, the ones of the cells that failed there (`failed`), and only those cells.
+void select_for(MatrixPlan& plan, const ScenarioSet& set, const GlobalArgs& global,
+                const RunArgs& args,
+                const std::vector<std::pair<std::string, std::string>>& failed) {
+  std::vector<std::string> scenarios = args.scenarios;
+  std::vector<std::string> reapers = args.reapers;
+  const bool named_scenarios = !args.scenarios.empty() || !args.tags.empty();
+  const bool named_reapers = !args.reapers.empty() || args.presets;
+  for (const auto& [scenario, reaper] : failed) {
+    if (!named_scenarios) scenarios.push_back(scenario);
+    if (!named_reapers) reapers.push_back(reaper);
+  }
+  plan.scenarios = select_scenarios(set, scenarios, args.tags);
+  plan.reapers = select_reapers(reapers, args.presets, global.layout);
+  if (failed.empty()) return;
+  plan.only_cells = failed;
+  const bool any = std::any_of(failed.begin(), failed.end(), [&](const auto& cell) {
+    return std::any_of(plan.scenarios.begin(), plan.scenarios.end(),
+                       [&](const Scenario& s) { return s.id == cell.first; }) &&
+           std::find(plan.reapers.begin(), plan.reapers.end(), cell.second) != plan.reapers.end();
+  });
+  if (!any) {
+    throw UsageError(fmt::format(
+        "--rerun-failed {}: none of the {} cell(s) that failed there is one that --scenario, "
+        "--tag and --reaper select; nothing was run",
+        args.rerun_failed, failed.size()));
+  }
+}
+
+// The run's plan; nothing when --rerun-failed DIR finds nothing that failed there (it says so).
+std::optional<MatrixPlan> plan_of(const GlobalArgs& global, const RunArgs& args) {
+  std::vector<std::pair<std::string, std::string>> failed;
+  if (!args.rerun_failed.empty()) {
+    const RunResult last = read_last_run(args.rerun_failed, "--rerun-failed");
+    failed = failed_cells(last);
+    if (failed.empty()) {
+      fmt::print("nothing failed in {}/results.json ({} case(s){}); nothing was run\n",
+                 args.rerun_failed, last.cases.size(),
+                 last.never_run > 0 ? fmt::format(", {} more never ran", last.never_run) : "");
+      return std::nullopt;
+    }
+  }
   const ScenarioSet set = load_inputs(global);
   MatrixPlan plan;
-  plan.scenarios = select_scenarios(set, args.scenarios, args.tags);
-  plan.reapers = select_reapers(args.reapers, args.presets, global.layout);
+  select_for(plan, set, global, args, failed);
   if (auto missing = missing_interpreters(plan.scenarios, global.layout); !missing.empty()) {
     throw UsageError(missing);
   }
   require_usable_host();
   plan.expectations = set.expectations;
   plan.expect_pass = args.expect_pass;
-  apply_expectation_files(args.expectations, set, plan);
   plan.repeat = args.repeat;
   plan.jobs = args.jobs;
   plan.shard = shard_of(args);
@@ -81,26 +126,80 @@ MatrixPlan plan_of(const GlobalArgs& global, const RunArgs& args) {
   return plan;
 }
 
-int run(const GlobalArgs& global, const RunArgs& args) {
-  const MatrixPlan plan = plan_of(global, args);
-  RecordedRun recorded(args.outputs);  // one run at a time on --out DIR
-  watch_interrupts();
-  RunResult run;
-  run.info = info_of(plan, args);
-  run.scenarios = notes_for(plan.scenarios, plan.expectations, global.layout);
-  // Interrupted, the finished cases are written all the same, and their matrix printed.
-  const bool whole = recorded.run(plan, run, ProgressLines(args.text.quiet, args.repeat > 1));
+// On a terminal one status line is rewritten in place (done, current, elapsed, time left);
+// otherwise each finished case is a plain line, for logs.
+Progress progress_printer(const RunArgs& args) {
+  const bool live = ::isatty(STDERR_FILENO) != 0;
+  const auto started = std::chrono::steady_clock::now();
+  return [&args, live, started](const CaseResult& c, int done, int total) {
+    if (args.text.quiet) return;
+    const std::string mark = c.as_expected() ? "ok" : "UNEXPECTED";
+    const std::string line =
+        fmt::format("[{}/{}] {} × {}{}: {} ({})", done, total, c.scenario, c.reaper,
+                    args.repeat > 1 ? fmt::format(" #{}", c.run) : "", to_string(c.verdict), mark);
+    if (!live) {
+      fmt::print(stderr, "{} {:.0f} ms\n", line, c.case_ms);
+      return;
+    }
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double left = elapsed / done * (total - done);
+    if (!c.as_expected()) fmt::print(stderr, "\r\x1b[K{}\n", line);  // surprises stay on screen
+    fmt::print(stderr, "\r\x1b[K[{}/{}] {:.0f}s elapsed, ~{:.0f}s left — last: {} × {}: {}", done,
+               total, elapsed, left, c.scenario, c.reaper, to_string(c.verdict));
+    if (done == total) fmt::print(stderr, "\r\x1b[K");
+  };
+}
+
+// The run's end, whole or not: the matrix of what finished on stdout, the reports written, and
+// the exit status. A run an interrupt or --fail-fast stopped says how many cases never ran.
+int finish(const GlobalArgs& global, const RunArgs& args, RunResult& run, Journal& journal,
+           int planned, const Interrupted* interrupted) {
+  run.never_run = planned - static_cast<int>(run.cases.size());  // every report says so
+  if (interrupted != nullptr) {
+    run.stopped = interrupted->what();
+    fmt::print(stderr,
+               "reapcheck: {}; the cases in progress were ended, nothing they started is "
+               "left running; writing the {} finished cases\n",
+               interrupted->what(), run.cases.size());
+  }
+  if (run.never_run == 0) run.stopped.clear();
   fmt::print("{}", text_report(run, use_colour(global), args.text.detail()));
-  if (!whole) return kExitInterrupted;
-  if (!recorded.write(run)) return kExitUsage;
-  if (!write_expectations_draft(args.expectations, run, plan)) return kExitUsage;
+  const bool written = write_outputs(run, args.outputs);
+  if (written) journal.remove();
+  if (interrupted != nullptr) return kExitInterrupted;
+  if (!written) return kExitUsage;
   const Summary summary = summarise(run);
-  // A run --fail-fast stopped fails, whatever the cases it ran gave.
   if (!summary.ok() || run.never_run > 0) return kExitDeviation;
   if (args.skip_exit_code != 0 && summary.skipped() == static_cast<int>(summary.cells.size())) {
     return args.skip_exit_code;
   }
   return kExitOk;
+}
+
+int run(const GlobalArgs& global, const RunArgs& args) {
+  const std::optional<MatrixPlan> plan = plan_of(global, args);
+  if (!plan) return kExitOk;  // --rerun-failed: nothing failed
+  check_outputs(args.outputs);
+  const OutDirLock lock(args.outputs.out_dir);  // one run at a time on --out DIR
+  watch_interrupts();
+  RunResult run;
+  run.info = info_of(*plan, args);
+  run.scenarios = notes_for(plan->scenarios, plan->expectations, global.layout);
+  // Every finished case reaches the disk before the next is reported: a run killed outright
+  // loses none of them (reapcheck report --recover DIR).
+  const int planned = static_cast<int>(matrix_jobs(*plan).size());
+  Journal journal(args.outputs.out_dir, run, planned);
+  const Progress printer = progress_printer(args);
+  try {
+    run_matrix(*plan, run, [&](const CaseResult& c, int done, int total) {
+      journal.add(c);
+      printer(c, done, total);
+    });
+  } catch (const Interrupted& e) {
+    return finish(global, args, run, journal, planned, &e);
+  }
+  return finish(global, args, run, journal, planned, nullptr);
 }
 
 }  // namespace
@@ -114,6 +213,7 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
       "  reapcheck run --scenario setsid-escape --reaper pgroup --reaper cgroup\n"
       "  reapcheck run --scenario '*-escape' --reaper 'p*' --fail-fast\n"
       "  reapcheck run --tag race --reaper cgroup\n"
+      "  reapcheck run --rerun-failed reports/gate --out reports/again\n"
       "  reapcheck run --reaper exec:'kill -9 -{pgid}' --expect-pass --out reports/gate\n"
       "  reapcheck run --scenarios .reapcheck/ --reaper cgroup   # your project's own scenarios");
   cmd->add_option("--scenario", args->scenarios,
@@ -132,7 +232,6 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
   cmd->add_flag("--presets", args->presets, "Also run every preset (tini, dumb-init, ...)");
   cmd->add_flag("--expect-pass", args->expect_pass,
                 "Expect pass in every case, ignoring declared weaknesses (for a CI gate)");
-  add_expectation_options(cmd, args->expectations);
   cmd->add_option("--json", args->outputs.json, "Write the results as JSON to FILE")
       ->type_name("FILE");
   cmd->add_option("--junit", args->outputs.junit, "Write JUnit XML to FILE")->type_name("FILE");
@@ -163,6 +262,11 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
                 "Stop at the first case whose verdict is not the expected one: the cases in "
                 "progress are ended, the reports hold what finished and say how many never ran; "
                 "exit 1");
+  cmd->add_option("--rerun-failed", args->rerun_failed,
+                  "Run only the cells whose verdict was not the expected one in DIR/results.json "
+                  "(a run's --out DIR); of them, those --scenario, --tag and --reaper select. "
+                  "Nothing failed there: says so, runs nothing, exits 0")
+      ->type_name("DIR");
   add_text_options(cmd, args->text, "; no progress lines");
   cmd->add_flag("--no-ledger", args->no_ledger,
                 "Do not record the reaper's signals at the system call (to measure what the "

@@ -1,4 +1,5 @@
-// What run's --scenario, --tag and --reaper select: ids, globs over ids, tags.
+// What run's --scenario, --tag and --reaper select: ids, globs over ids, tags; and the cells
+// --rerun-failed takes from an earlier run.
 #include "harness/cli/selection.h"
 
 #include <gtest/gtest.h>
@@ -6,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/cli/last_run.h"
 #include "harness/cli/usage_error.h"
 #include "harness/model/scenario.h"
 
@@ -124,6 +126,44 @@ TEST(Selection, ReaperGlobsExpandOverTheCatalogue) {
 
 TEST(Selection, WithoutRepeatsKeepsTheFirst) {
   EXPECT_EQ(without_repeats({"b", "a", "b", "c", "a"}), (Ids{"b", "a", "c"}));
+}
+
+CaseResult result(const std::string& scenario, const std::string& reaper, Verdict verdict,
+                  Verdict expected, int run = 1) {
+  CaseResult c;
+  c.scenario = scenario;
+  c.reaper = reaper;
+  c.verdict = verdict;
+  c.expected = expected;
+  c.run = run;
+  return c;
+}
+
+TEST(RerunFailed, TakesTheCellsThatDeviatedInOrderOnce) {
+  RunResult last;
+  last.cases = {result("a", "pgroup", Verdict::pass, Verdict::pass),
+                result("a", "cgroup", Verdict::leak, Verdict::pass),
+                result("b", "pgroup", Verdict::leak, Verdict::leak),  // a declared weakness
+                result("b", "cgroup", Verdict::pass, Verdict::pass),
+                result("a", "cgroup", Verdict::leak, Verdict::pass, 2),
+                result("b", "cgroup", Verdict::setup_error, Verdict::pass, 2)};
+  // A command whose bytes are not printable runs again as it was given.
+  last.cases.push_back(result("c", "exec:x\\xff", Verdict::leak, Verdict::pass));
+  last.cases.back().reaper_bytes = "exec:x\xff";
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"a", "cgroup"}, {"b", "cgroup"}, {"c", "exec:x\xff"}};
+  EXPECT_EQ(failed_cells(last), want);
+  last.cases = {result("a", "pgroup", Verdict::pass, Verdict::pass)};
+  EXPECT_TRUE(failed_cells(last).empty());
+}
+
+TEST(RerunFailed, ADirectoryWithoutResultsIsAUsageError) {
+  const std::string error =
+      usage_error([] { read_last_run("/nonexistent/run", "--rerun-failed"); });
+  EXPECT_NE(error.find("--rerun-failed /nonexistent/run: no results file "
+                       "/nonexistent/run/results.json there"),
+            std::string::npos)
+      << error;
 }
 
 }  // namespace

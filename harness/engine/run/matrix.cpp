@@ -11,12 +11,23 @@
 
 namespace reapcheck {
 
+namespace {
+
+bool planned(const MatrixPlan& plan, const std::string& scenario, const std::string& reaper) {
+  if (plan.only_cells.empty()) return true;
+  return std::find(plan.only_cells.begin(), plan.only_cells.end(), std::pair{scenario, reaper}) !=
+         plan.only_cells.end();
+}
+
+}  // namespace
+
 std::vector<CaseJob> matrix_jobs(const MatrixPlan& plan) {
   std::vector<CaseJob> jobs;
   for (int i = 1; i <= plan.repeat; ++i) {
     size_t cell = 0;
     for (const auto& scenario : plan.scenarios) {
       for (const auto& reaper : plan.reapers) {
+        if (!planned(plan, scenario.id, reaper)) continue;
         if (plan.shard.holds(cell++)) {
           jobs.push_back(make_job(scenario, reaper, plan.expectations, plan.expect_pass, i));
         }

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/engine/case.h"
@@ -22,14 +23,18 @@ struct MatrixPlan {
   int repeat = 1;
   int jobs = 1;  // cases at once, each in a worker process of its own (case_pool.h)
   Shard shard;   // the slice of the cells this run makes (all of them by default)
+  // The cells (scenario id, reaper id) to run, when not every one of scenarios × reapers:
+  // `run --rerun-failed`'s. Empty: all of them.
+  std::vector<std::pair<std::string, std::string>> only_cells;
   // Stop at the first case whose verdict is not as expected (CaseResult::as_expected()): the
   // cases in progress are ended as an interrupt ends them, no other starts.
   bool fail_fast = false;
   CaseOptions options;
 };
 
-// The jobs of `plan` that its shard holds, in plan order: repeats the outer loop (so a run that
-// is stopped early has covered every cell), then scenarios, then reapers.
+// The jobs of `plan` that its shard holds (of its only_cells, when it names some), in plan order:
+// repeats the outer loop (so a run that is stopped early has covered every cell), then
+// scenarios, then reapers.
 std::vector<CaseJob> matrix_jobs(const MatrixPlan& plan);
 
 // Puts `cases`, where cases[i] is the result of job plan_index[i], in plan order.

@@ -1,0 +1,21 @@
+// What a run takes from an earlier run's results.json: the cells to run again (run
+// --rerun-failed DIR).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/model/result.h"
+
+namespace reapcheck {
+
+// DIR/results.json. UsageError naming the path when DIR holds none, or one that does not parse;
+// `option` is the option that named DIR ("--rerun-failed").
+RunResult read_last_run(const std::string& dir, const std::string& option);
+
+// The cells (scenario id, reaper id as it was given: CaseResult::reaper_bytes when there are
+// some) of which a case's verdict was not as expected, in the run's order, each once.
+std::vector<std::pair<std::string, std::string>> failed_cells(const RunResult& run);
+
+}  // namespace reapcheck
