@@ -35,4 +35,27 @@ std::vector<std::pair<std::string, std::string>> failed_cells(const RunResult& r
   return out;
 }
 
+std::map<CellKey, double> cell_times(const RunResult& run) {
+  std::map<CellKey, std::pair<double, int>> sums;
+  for (const auto& c : run.cases) {
+    auto& [sum, count] = sums[{c.scenario, c.reaper}];
+    sum += c.case_ms;
+    ++count;
+  }
+  std::map<CellKey, double> out;
+  for (const auto& [cell, sum] : sums) out[cell] = sum.first / sum.second;
+  return out;
+}
+
+std::map<CellKey, double> last_cell_times(const std::string& dir) {
+  const std::filesystem::path file = std::filesystem::path(dir) / "results.json";
+  std::error_code error;
+  if (dir.empty() || !std::filesystem::is_regular_file(file, error)) return {};
+  try {
+    return cell_times(read_json_report(file));
+  } catch (const std::exception&) {
+    return {};  // only an estimate is lost
+  }
+}
+
 }  // namespace reapcheck

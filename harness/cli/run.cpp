@@ -5,12 +5,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
 #include <optional>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/journal.h"
 #include "harness/cli/last_run.h"
 #include "harness/cli/outputs.h"
+#include "harness/cli/time_left.h"
 #include "harness/engine/run/matrix.h"
 #include "harness/engine/tree/fixture.h"
 #include "harness/model/summary.h"
@@ -126,27 +131,45 @@ std::optional<MatrixPlan> plan_of(const GlobalArgs& global, const RunArgs& args)
   return plan;
 }
 
+// "~1m20s left", or "" while nothing is known of the cases' times.
+std::string time_left_text(const TimeLeft& estimate) {
+  const std::optional<double> left = estimate.seconds();
+  if (!left) return "";
+  const long seconds = std::lround(*left);
+  if (seconds < 60) return fmt::format(", ~{}s left", seconds);
+  return fmt::format(", ~{}m{:02}s left", seconds / 60, seconds % 60);
+}
+
 // On a terminal one status line is rewritten in place (done, current, elapsed, time left);
-// otherwise each finished case is a plain line, for logs.
-Progress progress_printer(const RunArgs& args) {
+// otherwise each finished case is a plain line, for logs, with the same elapsed and time left.
+// The time left is time_left.h's, from `plan` and the last run's times of its cells.
+Progress progress_printer(const RunArgs& args, const MatrixPlan& plan,
+                          std::map<CellKey, double> last_times) {
   const bool live = ::isatty(STDERR_FILENO) != 0;
   const auto started = std::chrono::steady_clock::now();
-  return [&args, live, started](const CaseResult& c, int done, int total) {
+  std::vector<CellKey> cells;
+  for (const auto& job : matrix_jobs(plan)) {
+    cells.emplace_back(job.scenario->id, printable(job.reaper));
+  }
+  const int workers = std::min(plan.jobs, static_cast<int>(cells.size()));
+  auto estimate = std::make_shared<TimeLeft>(cells, workers, std::move(last_times));
+  return [&args, live, started, estimate](const CaseResult& c, int done, int total) {
+    estimate->finished({c.scenario, c.reaper}, c.case_ms);
     if (args.text.quiet) return;
     const std::string mark = c.as_expected() ? "ok" : "UNEXPECTED";
     const std::string line =
         fmt::format("[{}/{}] {} × {}{}: {} ({})", done, total, c.scenario, c.reaper,
                     args.repeat > 1 ? fmt::format(" #{}", c.run) : "", to_string(c.verdict), mark);
-    if (!live) {
-      fmt::print(stderr, "{} {:.0f} ms\n", line, c.case_ms);
-      return;
-    }
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const double left = elapsed / done * (total - done);
+    const std::string left = done < total ? time_left_text(*estimate) : "";
+    if (!live) {
+      fmt::print(stderr, "{} {:.0f} ms; {:.0f}s elapsed{}\n", line, c.case_ms, elapsed, left);
+      return;
+    }
     if (!c.as_expected()) fmt::print(stderr, "\r\x1b[K{}\n", line);  // surprises stay on screen
-    fmt::print(stderr, "\r\x1b[K[{}/{}] {:.0f}s elapsed, ~{:.0f}s left — last: {} × {}: {}", done,
-               total, elapsed, left, c.scenario, c.reaper, to_string(c.verdict));
+    fmt::print(stderr, "\r\x1b[K[{}/{}] {:.0f}s elapsed{} — last: {} × {}: {}", done, total,
+               elapsed, left, c.scenario, c.reaper, to_string(c.verdict));
     if (done == total) fmt::print(stderr, "\r\x1b[K");
   };
 }
@@ -180,6 +203,9 @@ int finish(const GlobalArgs& global, const RunArgs& args, RunResult& run, Journa
 int run(const GlobalArgs& global, const RunArgs& args) {
   const std::optional<MatrixPlan> plan = plan_of(global, args);
   if (!plan) return kExitOk;  // --rerun-failed: nothing failed
+  // The last run's times, for the time left: --out DIR's, before this run replaces them.
+  std::map<CellKey, double> last_times = last_cell_times(args.outputs.out_dir);
+  if (last_times.empty()) last_times = last_cell_times(args.rerun_failed);
   check_outputs(args.outputs);
   const OutDirLock lock(args.outputs.out_dir);  // one run at a time on --out DIR
   watch_interrupts();
@@ -190,7 +216,7 @@ int run(const GlobalArgs& global, const RunArgs& args) {
   // loses none of them (reapcheck report --recover DIR).
   const int planned = static_cast<int>(matrix_jobs(*plan).size());
   Journal journal(args.outputs.out_dir, run, planned);
-  const Progress printer = progress_printer(args);
+  const Progress printer = progress_printer(args, *plan, std::move(last_times));
   try {
     run_matrix(*plan, run, [&](const CaseResult& c, int done, int total) {
       journal.add(c);
