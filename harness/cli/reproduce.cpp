@@ -119,7 +119,7 @@ std::optional<RunResult> run_reapers(RecordedRun& recorded, const Scenario& scen
   RunResult run;
   run.info = info_of(scenario, reapers, args);
   run.scenarios = {{scenario.id, notes}};
-  const ProgressLines progress(reapers.size() < 2, false);
+  const ProgressLines progress(reapers.size() < 2, false, plan);
   const bool finished = recorded.run(plan, run, [&](const CaseResult& c, int done, int total) {
     progress.make_room();
     shown(c);

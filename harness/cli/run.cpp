@@ -1,21 +1,16 @@
 // `reapcheck run`: scenarios × reapers, each case in its own sandbox; prints the matrix, writes
 // the reports, and exits 1 when a verdict differs from its expectation.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
 #include <map>
-#include <memory>
 #include <optional>
 
 #include "harness/cli/commands.h"
-#include "harness/cli/journal.h"
+#include "harness/cli/expectations_options.h"
 #include "harness/cli/last_run.h"
-#include "harness/cli/outputs.h"
-#include "harness/cli/time_left.h"
+#include "harness/cli/progress.h"
+#include "harness/cli/recorded_run.h"
 #include "harness/engine/run/matrix.h"
 #include "harness/engine/tree/fixture.h"
 #include "harness/model/summary.h"
@@ -31,8 +26,9 @@ struct RunArgs {
   std::vector<std::string> scenarios;  // ids and globs
   std::vector<std::string> tags;
   std::vector<std::string> reapers;
-  std::string rerun_failed;  // --rerun-failed DIR
-  OutputFiles outputs;       // --json, --junit, --out
+  std::string rerun_failed;       // --rerun-failed DIR
+  OutputFiles outputs;            // --json, --junit, --out
+  ExpectationFiles expectations;  // --expectations, --write-expectations
   std::string shard;
   Timing timing;  // --grace, --settle
   CaseBase base;  // --keep-trace
@@ -120,6 +116,7 @@ std::optional<MatrixPlan> plan_of(const GlobalArgs& global, const RunArgs& args)
   require_usable_host();
   plan.expectations = set.expectations;
   plan.expect_pass = args.expect_pass;
+  apply_expectation_files(args.expectations, set, plan);
   plan.repeat = args.repeat;
   plan.jobs = args.jobs;
   plan.shard = shard_of(args);
@@ -131,67 +128,15 @@ std::optional<MatrixPlan> plan_of(const GlobalArgs& global, const RunArgs& args)
   return plan;
 }
 
-// "~1m20s left", or "" while nothing is known of the cases' times.
-std::string time_left_text(const TimeLeft& estimate) {
-  const std::optional<double> left = estimate.seconds();
-  if (!left) return "";
-  const long seconds = std::lround(*left);
-  if (seconds < 60) return fmt::format(", ~{}s left", seconds);
-  return fmt::format(", ~{}m{:02}s left", seconds / 60, seconds % 60);
-}
-
-// On a terminal one status line is rewritten in place (done, current, elapsed, time left);
-// otherwise each finished case is a plain line, for logs, with the same elapsed and time left.
-// The time left is time_left.h's, from `plan` and the last run's times of its cells.
-Progress progress_printer(const RunArgs& args, const MatrixPlan& plan,
-                          std::map<CellKey, double> last_times) {
-  const bool live = ::isatty(STDERR_FILENO) != 0;
-  const auto started = std::chrono::steady_clock::now();
-  std::vector<CellKey> cells;
-  for (const auto& job : matrix_jobs(plan)) {
-    cells.emplace_back(job.scenario->id, printable(job.reaper));
-  }
-  const int workers = std::min(plan.jobs, static_cast<int>(cells.size()));
-  auto estimate = std::make_shared<TimeLeft>(cells, workers, std::move(last_times));
-  return [&args, live, started, estimate](const CaseResult& c, int done, int total) {
-    estimate->finished({c.scenario, c.reaper}, c.case_ms);
-    if (args.text.quiet) return;
-    const std::string mark = c.as_expected() ? "ok" : "UNEXPECTED";
-    const std::string line =
-        fmt::format("[{}/{}] {} × {}{}: {} ({})", done, total, c.scenario, c.reaper,
-                    args.repeat > 1 ? fmt::format(" #{}", c.run) : "", to_string(c.verdict), mark);
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const std::string left = done < total ? time_left_text(*estimate) : "";
-    if (!live) {
-      fmt::print(stderr, "{} {:.0f} ms; {:.0f}s elapsed{}\n", line, c.case_ms, elapsed, left);
-      return;
-    }
-    if (!c.as_expected()) fmt::print(stderr, "\r\x1b[K{}\n", line);  // surprises stay on screen
-    fmt::print(stderr, "\r\x1b[K[{}/{}] {:.0f}s elapsed{} — last: {} × {}: {}", done, total,
-               elapsed, left, c.scenario, c.reaper, to_string(c.verdict));
-    if (done == total) fmt::print(stderr, "\r\x1b[K");
-  };
-}
-
-// The run's end, whole or not: the matrix of what finished on stdout, the reports written, and
-// the exit status. A run an interrupt or --fail-fast stopped says how many cases never ran.
-int finish(const GlobalArgs& global, const RunArgs& args, RunResult& run, Journal& journal,
-           int planned, const Interrupted* interrupted) {
-  run.never_run = planned - static_cast<int>(run.cases.size());  // every report says so
-  if (interrupted != nullptr) {
-    run.stopped = interrupted->what();
-    fmt::print(stderr,
-               "reapcheck: {}; the cases in progress were ended, nothing they started is "
-               "left running; writing the {} finished cases\n",
-               interrupted->what(), run.cases.size());
-  }
-  if (run.never_run == 0) run.stopped.clear();
+// The run's end: the matrix of what finished, the reports (an interrupted run's are written
+// already), the expectations drafted, and the exit status. A run --fail-fast stopped fails,
+// whatever the cases it ran gave.
+int finish(const GlobalArgs& global, const RunArgs& args, RecordedRun& recorded,
+           const RunResult& run, const MatrixPlan& plan, bool whole) {
   fmt::print("{}", text_report(run, use_colour(global), args.text.detail()));
-  const bool written = write_outputs(run, args.outputs);
-  if (written) journal.remove();
-  if (interrupted != nullptr) return kExitInterrupted;
-  if (!written) return kExitUsage;
+  if (!whole) return kExitInterrupted;
+  if (!recorded.write(run)) return kExitUsage;
+  if (!write_expectations_draft(args.expectations, run, plan)) return kExitUsage;
   const Summary summary = summarise(run);
   if (!summary.ok() || run.never_run > 0) return kExitDeviation;
   if (args.skip_exit_code != 0 && summary.skipped() == static_cast<int>(summary.cells.size())) {
@@ -206,26 +151,14 @@ int run(const GlobalArgs& global, const RunArgs& args) {
   // The last run's times, for the time left: --out DIR's, before this run replaces them.
   std::map<CellKey, double> last_times = last_cell_times(args.outputs.out_dir);
   if (last_times.empty()) last_times = last_cell_times(args.rerun_failed);
-  check_outputs(args.outputs);
-  const OutDirLock lock(args.outputs.out_dir);  // one run at a time on --out DIR
+  RecordedRun recorded(args.outputs);  // one run at a time on --out DIR
   watch_interrupts();
   RunResult run;
   run.info = info_of(*plan, args);
   run.scenarios = notes_for(plan->scenarios, plan->expectations, global.layout);
-  // Every finished case reaches the disk before the next is reported: a run killed outright
-  // loses none of them (reapcheck report --recover DIR).
-  const int planned = static_cast<int>(matrix_jobs(*plan).size());
-  Journal journal(args.outputs.out_dir, run, planned);
-  const Progress printer = progress_printer(args, *plan, std::move(last_times));
-  try {
-    run_matrix(*plan, run, [&](const CaseResult& c, int done, int total) {
-      journal.add(c);
-      printer(c, done, total);
-    });
-  } catch (const Interrupted& e) {
-    return finish(global, args, run, journal, planned, &e);
-  }
-  return finish(global, args, run, journal, planned, nullptr);
+  const bool whole = recorded.run(
+      *plan, run, ProgressLines(args.text.quiet, args.repeat > 1, *plan, std::move(last_times)));
+  return finish(global, args, recorded, run, *plan, whole);
 }
 
 }  // namespace
@@ -258,6 +191,7 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
   cmd->add_flag("--presets", args->presets, "Also run every preset (tini, dumb-init, ...)");
   cmd->add_flag("--expect-pass", args->expect_pass,
                 "Expect pass in every case, ignoring declared weaknesses (for a CI gate)");
+  add_expectation_options(cmd, args->expectations);
   cmd->add_option("--json", args->outputs.json, "Write the results as JSON to FILE")
       ->type_name("FILE");
   cmd->add_option("--junit", args->outputs.junit, "Write JUnit XML to FILE")->type_name("FILE");
