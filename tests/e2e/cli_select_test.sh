@@ -6,45 +6,16 @@
 # own), so that no change to the built-in scenarios changes what is selected.
 #   cli_select_test.sh BUILD_BIN_DIR SOURCE_DIR PART
 set -uo pipefail
-bin=$1/reapcheck
-src=$2
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
+e2e_setup "$1" "$2"
 part=${3#select-}  # its CTest test is cli/select-PART
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
-
-check() {  # check NAME CONDITION-EXIT-STATUS
-  if [ "$2" -eq 0 ]; then
-    passes=$((passes + 1))
-  else
-    failures=$((failures + 1))
-    echo "FAIL: $1" >&2
-    [ -f "$work/out" ] && sed 's/^/  out: /' "$work/out" >&2
-    [ -f "$work/err" ] && sed 's/^/  err: /' "$work/err" >&2
-  fi
-}
-
-run() {  # run EXPECTED-STATUS ARGS...; stdout in $work/out, stderr in $work/err
-  local want=$1
-  shift
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  [ "$got" -eq "$want" ] || echo "exit status $got, wanted $want" >>"$work/err"
-  return $((got != want))
-}
 
 # The cases of a results.json, one "scenario/reaper" a line, in its order.
-cells() {
-  perl -MJSON::PP -e 'my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
-    print "$_->{scenario}/$_->{reaper}\n" for @{ $r->{cases} }' "$1"
-}
+cells() { json "$1" '.cases[] | "\(.scenario)/\(.reaper)"'; }
 
 # A key of a results.json's top level.
-field() {
-  perl -MJSON::PP -e 'my $r = decode_json(do { local $/; open my $f, "<", $ARGV[0] or die; <$f> });
-    print JSON::PP->new->allow_nonref->encode($r->{$ARGV[1]}), "\n"' "$1" "$2"
-}
+field() { json "$1" ".$2"; }
 
 # $work/s: plain-child (which proc-pidfd passes) under five names, each with tags of its own.
 scenarios() {
@@ -83,10 +54,9 @@ case "$part" in
     run 0 "$bin" --scenarios "$work/s" run -q --settle 200 -j 2 --scenario gamma \
       --reaper 'proc-*' --json "$work/r.json"
     check "a reaper glob runs" $?
-    mapfile -t want < <("$bin" list --json | perl -MJSON::PP -e '
-      my $l = decode_json(do { local $/; <STDIN> });
-      print "gamma/$_->{id}\n" for grep { $_->{id} =~ /^proc-/ } @{ $l->{reapers} }, @{ $l->{presets} }')
-    [ "${#want[@]}" -ge 1 ] && [ "$(cells "$work/r.json")" = "$(printf '%s\n' "${want[@]}")" ]
+    "$bin" list --json >"$work/list.json"
+    mapfile -t proc < <(json "$work/list.json" '(.reapers + .presets)[].id | select(startswith("proc-")) | "gamma/\(.)"')
+    [ "${#proc[@]}" -ge 1 ] && [ "$(cells "$work/r.json")" = "$(printf '%s\n' "${proc[@]}")" ]
     check "--reaper 'proc-*' runs each catalogue reaper whose id starts proc-, in catalogue order" $?
 
     run 2 "$bin" --scenarios "$work/s" run --scenario 'alpha-on?x'
@@ -260,5 +230,5 @@ case "$part" in
     ;;
 esac
 
-echo "cli/select-$part: $passes passed, $failures failed"
+echo "cli/select-$part: $passed passed, $failures failed"
 [ "$failures" -eq 0 ]
