@@ -63,7 +63,7 @@ case "$what" in
     [ "$wall" -lt "$sum" ] ||
       fail "-j 2: the wall time ($wall ms) is not under the cases' sum ($sum ms): they did not overlap"
     # run's progress lines, one per case, numbered 1 to 3, each case once.
-    grep -E '^\[[1-3]/3\] your-command × (pgroup|cgroup|pidns): [a-z-]+ \((ok|UNEXPECTED)\) [0-9]+ ms$' \
+    grep -E '^\[[1-3]/3\] your-command × (pgroup|cgroup|pidns): [a-z-]+ \((ok|UNEXPECTED)\) [0-9]+ ms(; .*)?$' \
       "$work/err" >"$work/progress"
     [ "$(wc -l <"$work/progress")" -eq 3 ] || fail "-j 2: not 3 progress lines: $(cat "$work/err")"
     [ "$(cut -d' ' -f1 "$work/progress" | sort | tr -d '\n')" = "[1/3][2/3][3/3]" ] ||
