@@ -45,8 +45,9 @@ json() {
 # Three reapers on a command that is ready 1.5 s after it starts: most of each case is waiting,
 # so cases that run side by side overlap.
 three_reapers() {
-  reproduce --reaper pgroup --reaper cgroup --reaper pidns "$@" --ready-after 1500 -- \
-    sh -c 'nohup setsid sleep 300 >/dev/null 2>&1 & exec sleep 300'
+  # Ready once the escapee has left the group: it says so itself, after setsid().
+  reproduce --reaper pgroup --reaper cgroup --reaper pidns "$@" --ready-log '^escaped$' -- \
+    sh -c 'setsid sh -c "echo escaped; exec sleep 300" </dev/null & exec sleep 300'
 }
 
 case "$what" in
