@@ -104,16 +104,7 @@ case "$part" in
       --settle 60000 --json "$work/partial.json" --junit "$work/partial.xml" \
       2>"$work/progress" >/dev/null &
     reapcheck_pid=$!
-    exec 3<"$work/progress"
-    # Other lines come first (that note): wait for the first case's.
-    first=
-    while read -r line <&3; do
-      case "$line" in "[1/2] "*) first=$line && break ;; esac
-    done
-    kill -INT "$reapcheck_pid"
-    wait "$reapcheck_pid"
-    status=$?
-    exec 3<&-
+    interrupt_at "[1/2] " "$reapcheck_pid" "$work/progress"
     [ "$status" -eq 130 ]
     check "an interrupted run exits 130 (after: $first; got $status)" $?
     json_holds "$work/partial.json" 'must(.cases | length == 1; "cases: \(.cases | length)")'

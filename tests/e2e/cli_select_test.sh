@@ -188,15 +188,7 @@ case "$part" in
     "$bin" --scenarios "$work/s" run -j 2 --settle 60000 --scenario gamma --scenario beta-one \
       --reaper proc-pidfd --reaper "$lingers" --out "$work/int" 2>"$work/progress" >"$work/out" &
     reapcheck_pid=$!
-    exec 3<"$work/progress"
-    first=
-    while read -r line <&3; do
-      case "$line" in "[1/4] "*) first=$line && break ;; esac
-    done
-    kill -INT "$reapcheck_pid"
-    wait "$reapcheck_pid"
-    status=$?
-    exec 3<&-
+    interrupt_at "[1/4] " "$reapcheck_pid" "$work/progress"
     [ "$status" -eq 130 ]
     check "an interrupted run exits 130 (after: $first; got $status)" $?
     grep -q "^scenario  *proc-pidfd" "$work/out" && grep -q "^gamma  *pass" "$work/out"

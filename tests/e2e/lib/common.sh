@@ -84,3 +84,19 @@ catalog() {
   mapfile -t builtin < <(json "$work/list.json" '.reapers[].id')
   mapfile -t presets < <(json "$work/list.json" '.presets[].id')
 }
+
+# interrupt_at PREFIX PID FIFO: reads FIFO (the run's stderr) to the first line starting with
+# PREFIX ("[1/2] ": a case finished), sends PID SIGINT and waits for it; the line in $first, the
+# run's exit status in $status. Synchronised on the run's own progress line, never on time.
+interrupt_at() {
+  local line
+  exec 3<"$3"
+  first=
+  while read -r line <&3; do
+    case "$line" in "$1"*) first=$line && break ;; esac
+  done
+  kill -INT "$2"
+  wait "$2"
+  status=$?
+  exec 3<&-
+}
