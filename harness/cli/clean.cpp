@@ -52,8 +52,9 @@ Command clean_command(CLI::App& app, const GlobalArgs& global) {
                 "STATE: alive (its run holds it), dead (left: the next run removes it), free (a "
                 "kept tracing instance no process uses; RUN-PID -)");
   cmd->add_option("--run", args->run,
-                  "With --list: only what the run with this pid holds, its workers' included "
-                  "while they live (each line gives the pid it is named for)")
+                  "With --list: only what the run with this pid holds, its case workers' "
+                  "included, alive or left behind (a kept tracing instance one of them holds "
+                  "gives that worker's pid, while it lives)")
       ->type_name("PID")
       ->check(CLI::Range(1, std::numeric_limits<int>::max()));
   cmd->add_option("--max", args->most, "With --list: list at most N lines (default 1000)")

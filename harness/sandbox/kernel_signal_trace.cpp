@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "harness/sandbox/owned_dir.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
 #include "reaper/os/sys_error.h"
@@ -145,6 +146,14 @@ std::optional<std::pair<int, UniqueFd>> take_kept_slot() {
   return std::nullopt;
 }
 
+// The name of `owner`'s own instance: reapcheck-<run>, or, for a case worker the run forked,
+// reapcheck-<run>-<worker>, so that it is found as the run's once both are gone.
+std::string instance_name(pid_t owner) {
+  const pid_t run = run_pid();
+  return owner == run ? fmt::format("{}{}", kInstancePrefix, run)
+                      : fmt::format("{}{}-{}", kInstancePrefix, run, owner);
+}
+
 }  // namespace
 
 // This process's tracing instance, with signal:signal_generate and its stacks on, tracing what
@@ -176,7 +185,7 @@ struct TraceInstance {
   static TraceInstance open(bool keep) {
     TraceInstance in;
     in.owner = ::getpid();
-    in.name = fmt::format("{}{}", kInstancePrefix, in.owner);
+    in.name = instance_name(in.owner);
     if (keep) {
       if (auto slot = take_kept_slot()) {
         in.name = fmt::format("{}{}", kKeptPrefix, slot->first);
@@ -265,11 +274,12 @@ UniqueFd instances_dir() {
   }
 }
 
-// A tracing instance of ours, by its name: a run's own, reapcheck-<pid>, or one kept for reuse,
-// reapcheck-kept-<slot>.
+// A tracing instance of ours, by its name: a run's own, reapcheck-<run>, a case worker's,
+// reapcheck-<run>-<worker>, or one kept for reuse, reapcheck-kept-<slot>.
 struct OurInstance {
   std::string name;
-  pid_t owner = 0;  // a run's own
+  pid_t run = 0;    // a run's own or its worker's: the run's pid
+  pid_t owner = 0;  // the process that uses it: the run or its worker
   int slot = -1;    // a kept one
 };
 
@@ -290,11 +300,13 @@ std::vector<OurInstance> our_instances(int instances) {
     const std::string_view name = e->d_name;
     if (name.rfind(kKeptPrefix, 0) == 0) {
       const int slot = static_cast<int>(std::strtol(e->d_name + kKeptPrefix.size(), nullptr, 10));
-      out.push_back({e->d_name, 0, slot});
+      out.push_back({e->d_name, 0, 0, slot});
     } else if (name.rfind(kInstancePrefix, 0) == 0) {
-      const auto owner =
-          static_cast<pid_t>(std::strtol(e->d_name + kInstancePrefix.size(), nullptr, 10));
-      if (owner > 0) out.push_back({e->d_name, owner, -1});
+      char* end = nullptr;
+      const auto run =
+          static_cast<pid_t>(std::strtol(e->d_name + kInstancePrefix.size(), &end, 10));
+      const auto worker = *end == '-' ? static_cast<pid_t>(std::strtol(end + 1, nullptr, 10)) : 0;
+      if (run > 0) out.push_back({e->d_name, run, worker > 0 ? worker : run, -1});
     }
   }
   ::closedir(dir);
@@ -525,7 +537,7 @@ std::vector<HostItem> KernelSignalTrace::list() {
   const UniqueFd root = instances_dir();
   std::vector<HostItem> out;
   for (const OurInstance& in : our_instances(root.get())) {
-    HostItem item{"tracefs:instances/" + in.name, in.owner, HostItem::State::dead};
+    HostItem item{"tracefs:instances/" + in.name, in.run, HostItem::State::dead};
     if (in.slot >= 0) {
       const std::optional<pid_t> holder = flock_holder(kept_slot_file(in.slot));
       item.run = holder.value_or(0);

@@ -68,6 +68,10 @@ std::vector<std::filesystem::path> owned_dirs(const std::filesystem::path& paren
 
 }  // namespace
 
+pid_t run_pid() {
+  return kRunPid;
+}
+
 OwnedDir::OwnedDir(const std::filesystem::path& parent, std::string_view prefix) {
   // Between mkdir and flock another run's reclaim may find the directory unheld and take it; the
   // lock tells who won, and the loser here tries a fresh name.

@@ -6,6 +6,8 @@
 // once recycled, a lock means the same everywhere.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string_view>
 #include <vector>
@@ -14,6 +16,10 @@
 #include "reaper/os/unique_fd.h"
 
 namespace reapcheck {
+
+// The pid everything a run holds is named for: the run's, read as the program starts, which its
+// forked case workers and sandboxes inherit.
+pid_t run_pid();
 
 class OwnedDir {
  public:

@@ -42,10 +42,10 @@ struct HeldItem {
 // instances.
 std::vector<HeldItem> list_leftovers(const std::filesystem::path& temp);
 
-// Whether `held` belongs to the run whose pid is `run`: named for it (folders and groups carry the
-// run's pid, a worker's too: owned_dir.h), or for a process below it while that lives (a pool
-// worker's tracing instance, which is the worker's own). Once the run is dead, its workers'
-// instances are found by their own pids only.
+// Whether `held` belongs to the run whose pid is `run`: named for it (folders, groups and
+// tracing instances carry the run's pid, a worker's too: owned_dir.h), or held by a process
+// below it while that lives (a kept tracing instance a case worker took). Once the run is dead,
+// a kept instance is no run's: its holder is gone too.
 bool held_by_run(const HeldItem& held, pid_t run);
 
 // "scratch 4242 alive /tmp/reapcheck-4242-Ab12Cd": KIND RUN-PID STATE PATH, the path last (it may
