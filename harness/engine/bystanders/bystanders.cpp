@@ -169,8 +169,15 @@ void Bystanders::await(pid_t pid, Clock::time_point deadline) {
 void Bystanders::read_announcement(const std::string& awaited, Clock::time_point deadline) {
   auto got = ready_.next(deadline);
   if (got.status != LineReader::Status::line) {
-    throw std::runtime_error("bystander " + awaited + " did not announce itself (is " + helper_ +
-                             " built?)");
+    std::string why = "bystander " + awaited + " did not announce itself";
+    if (::access(helper_.c_str(), X_OK) != 0) {
+      why += " (is " + helper_ + " built?)";
+    } else if (got.status == LineReader::Status::eof) {
+      why += ": every process that could have announced it had ended (killed?)";
+    } else {
+      why += " in time";
+    }
+    throw std::runtime_error(why);
   }
   if (auto a = parse_announcement(got.line)) {
     announced_[translate_announced_pid(kernel_processes(), a->pid, got.sender)] = a->role;

@@ -233,7 +233,12 @@ ReaperHost::Reply ReaperHost::wait_spawned(Clock::time_point deadline) {
 }
 
 void ReaperHost::request_kill() {
-  if (::write(command_.get(), "k", 1) != 1) reaper::throw_sys("tell the reaper host to kill");
+  if (::write(command_.get(), "k", 1) == 1) return;
+  if (errno == EPIPE) {
+    throw std::runtime_error("the reaper host was gone before the kill was requested: " +
+                             exit_description());
+  }
+  reaper::throw_sys("tell the reaper host to kill");
 }
 
 ReaperHost::Reply ReaperHost::wait_killed(Clock::time_point deadline) {

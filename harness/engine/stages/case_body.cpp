@@ -2,16 +2,22 @@
 // (stages/context.h), each recorded as a phase of the case's time.
 #include "harness/engine/stages/case_body.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 #include <memory>
+#include <vector>
 
 #include "harness/engine/stages/audit.h"
 #include "harness/engine/stages/evidence.h"
 #include "harness/engine/stages/kill.h"
 #include "harness/engine/stages/set_up.h"
 #include "harness/engine/stages/tree.h"
+#include "harness/sandbox/init_reaping.h"
 #include "harness/support/cpu_time.h"
+#include "reaper/reaper.h"
 
 namespace reapcheck {
 namespace {
@@ -83,6 +89,63 @@ void run_stages(CaseContext& ctx, CaseObservation& r) {
   r.harness_cpu_ms = cpu_ms(RUSAGE_SELF);  // every thread of the runner: the ledger's too
 }
 
+// How the reaper host ended, when it has: as PID 1's reaping recorded it, or, not reaped yet,
+// as its pidfd tells without reaping it.
+std::optional<init::Exit> end_of(const Orchestrator& host) {
+  if (auto exit = init::exit_of(host.pid())) return exit;
+  siginfo_t info{};
+  if (::waitid(P_PIDFD, static_cast<id_t>(host.pidfd()), &info, WEXITED | WNOWAIT | WNOHANG) != 0 ||
+      info.si_pid == 0) {
+    return std::nullopt;
+  }
+  return init::Exit{info.si_code, info.si_status};
+}
+
+// The reaper's signal calls that reached the harness's own processes (the reaper host, a
+// bystander) while the case was set up, as the ledger recorded them: a supervisor or kill
+// command that signals -1 kills every process it may, the reaper host and the bystanders among
+// them. Without the ledger, the reaper host's end, when a signal ended it. Empty when neither.
+std::string harness_hit(CaseContext& ctx) {
+  constexpr size_t kArgvWidth = 60;
+  std::string calls;
+  for (const SignalRecord& rec :
+       ctx.ledger ? ctx.ledger->records(Clock::now()) : std::vector<SignalRecord>{}) {
+    if (!rec.hit_outside()) continue;
+    std::vector<std::string> reached;
+    for (const Party& p : rec.reached) reached.push_back(p.label());
+    calls += fmt::format("{}{} {}({}, {}) → {}", calls.empty() ? "" : "; ",
+                         rec.sender_text({}, kArgvWidth), rec.call, rec.target, rec.signal,
+                         fmt::join(reached, ", "));
+  }
+  if (!calls.empty()) return "the reaper's side signalled the harness's own processes: " + calls;
+  if (!ctx.host) return {};
+  if (const auto exit = end_of(*ctx.host); exit && exit->code != CLD_EXITED) {
+    return "the reaper host (pid " + std::to_string(ctx.host->pid()) + ") was killed by " +
+           reaper::signal_name(exit->status) + ", which nothing but the reaper's side sends it";
+  }
+  return {};
+}
+
+// `blocker`, when the reaper's side is why the case could not go on (harness_hit()), said as
+// what ended it rather than as the step that then failed.
+Blocker explained(CaseContext& ctx, Blocker blocker) {
+  if (blocker.kind != Blocker::Kind::setup_failed) return blocker;
+  if (const std::string why = harness_hit(ctx); !why.empty()) {
+    blocker.reason = why + ", so the case could not go on (" + blocker.reason + ")";
+  }
+  return blocker;
+}
+
+void run_explained(CaseContext& ctx, CaseObservation& r) {
+  try {
+    run_stages(ctx, r);
+  } catch (const Blocked& b) {
+    throw Blocked{explained(ctx, b.blocker)};
+  } catch (const std::exception& e) {
+    throw Blocked{explained(ctx, Blocker{Blocker::Kind::setup_failed, e.what()})};
+  }
+}
+
 }  // namespace
 
 CaseObservation observe_case(const Scenario& scenario, const ReaperChoice& reaper,
@@ -92,7 +155,7 @@ CaseObservation observe_case(const Scenario& scenario, const ReaperChoice& reape
   const std::unique_ptr<Placement> placement = placement_for(options);
   try {
     CaseContext ctx(scenario, reaper, options, *placement, scratch);
-    run_stages(ctx, r);
+    run_explained(ctx, r);
   } catch (const Blocked& b) {
     r.blocked = b.blocker;
   } catch (const std::exception& e) {
