@@ -7,6 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
 #include "reaper/os/clone.h"
 #include "reaper/os/sys_error.h"
 #include "reaper/os/write_file.h"
@@ -56,7 +63,62 @@ UniqueFd owner_as_sandbox_root(const struct stat& owner, SandboxIds ids) {
   return ns;
 }
 
+// The calling process works in `dir` for the scope's life, then where it was.
+class WorkingDirectory {
+ public:
+  explicit WorkingDirectory(const fs::path& dir)
+      : was_(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) {
+    if (!was_) reaper::throw_sys("open the working directory");
+    check(::chdir(dir.c_str()), "enter " + dir.string());
+  }
+  ~WorkingDirectory() { (void)!::fchdir(was_.get()); }  // an open folder: it cannot fail
+  WorkingDirectory(const WorkingDirectory&) = delete;
+  WorkingDirectory& operator=(const WorkingDirectory&) = delete;
+
+ private:
+  UniqueFd was_;
+};
+
+// The kernel's own file systems: what they hold is the kernel's state, not files of a project.
+constexpr std::array<std::string_view, 19> kKernelFileSystems = {
+    "proc",    "sysfs",     "cgroup",      "cgroup2", "devtmpfs",  "devpts", "mqueue",
+    "debugfs", "tracefs",   "securityfs",  "bpf",     "configfs",  "pstore", "efivarfs",
+    "fusectl", "hugetlbfs", "binfmt_misc", "nsfs",    "rpc_pipefs"};
+
+// The type of the file system `dir` lies on (mountinfo's, by the mount's id: "ext4", "proc");
+// empty when it cannot be told.
+std::string file_system_of(const fs::path& dir) {
+  struct statx st {};
+  if (::statx(AT_FDCWD, dir.c_str(), 0, STATX_MNT_ID, &st) != 0 || !(st.stx_mask & STATX_MNT_ID)) {
+    return {};
+  }
+  std::ifstream mountinfo("/proc/self/mountinfo");
+  for (std::string line; std::getline(mountinfo, line);) {
+    std::istringstream fields(line);
+    std::uint64_t id = 0;
+    fields >> id;
+    const size_t dash = line.find(" - ");
+    if (id != st.stx_mnt_id || dash == std::string::npos) continue;
+    std::istringstream after(line.substr(dash + 3));
+    std::string type;
+    after >> type;
+    return type;
+  }
+  return {};
+}
+
 }  // namespace
+
+std::string project_refusal(const fs::path& dir) {
+  const std::string type = file_system_of(dir);
+  if (std::find(kKernelFileSystems.begin(), kKernelFileSystems.end(), type) ==
+      kKernelFileSystems.end()) {
+    return {};
+  }
+  return "the agent's folder " + dir.string() + " is on " + type +
+         ", one of the kernel's own file systems, where no copy-on-write layer can be laid: give "
+         "a folder of the project's own";
+}
 
 ProjectLayer take_project(const fs::path& dir, SandboxIds ids) {
   UniqueFd tree(::open_tree(AT_FDCWD, dir.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
@@ -89,8 +151,12 @@ void lay_project(const ProjectLayer& project, const fs::path& layers, SandboxIds
         "put the project folder's lower layer in place");
   // Inside a private tmpfs (a project under /tmp) its path must be made; elsewhere it exists.
   fs::create_directories(project.dir);
-  const std::string options = "lowerdir=" + lower.string() + ",upperdir=" + upper.string() +
-                              ",workdir=" + work.string() + (rootless ? ",userxattr" : "");
+  // The layers by their names in `layers`, the working directory meanwhile: overlayfs splits its
+  // options at ',' and ':' and takes '\\' as an escape, and `layers` lies in TMPDIR, which may
+  // hold any of them. Plain names need no escaping, on every kernel.
+  const WorkingDirectory in_layers(layers);
+  const std::string options =
+      std::string("lowerdir=lower,upperdir=upper,workdir=work") + (rootless ? ",userxattr" : "");
   check(::mount("overlay", project.dir.c_str(), "overlay", MS_NOSUID, options.c_str()),
         "lay a copy-on-write layer over " + project.dir.string());
 }

@@ -7,12 +7,18 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "harness/sandbox/sandbox_ids.h"
 #include "reaper/os/unique_fd.h"
 
 namespace reapcheck {
+
+// Why `dir` cannot be a project folder, or empty: it lies on one of the kernel's own file systems
+// (/proc, /sys, /dev, a cgroup hierarchy), which no copy-on-write layer can be laid over. Checked
+// before the first case, with the command's other checks.
+std::string project_refusal(const std::filesystem::path& dir);
 
 // A project folder taken from the host before anything covers it.
 struct ProjectLayer {

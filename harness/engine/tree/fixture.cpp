@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "harness/sandbox/host_view.h"
+#include "harness/sandbox/project_view.h"
 #include "reaper/os/sys_error.h"
 
 namespace reapcheck {
@@ -183,6 +184,7 @@ std::string unrunnable(const CommandAgent& a, const Layout& layout) {
     return "the agent's folder " + a.dir.string() + " holds " + temp.string() +
            ", where reapcheck keeps each case's scratch: give a folder of the project's own";
   }
+  if (std::string why = project_refusal(a.dir); !why.empty()) return why;
   return not_startable(a.command.front(), a.dir, layout);
 }
 

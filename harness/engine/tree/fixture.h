@@ -34,7 +34,8 @@ std::vector<std::string> prepare_sibling(const Scenario& scenario,
 const std::vector<std::string>& sibling_roles();
 
 // Why a project's own command cannot run as an agent (its folder missing, or holding reapcheck's
-// scratch, layout.temp; its program not found in layout.search_path or not executable), or empty.
+// scratch, layout.temp, or on one of the kernel's own file systems; its program not found in
+// layout.search_path or not executable), or empty.
 std::string unrunnable(const CommandAgent& agent, const Layout& layout);
 
 // Checks that what the scenarios need is installed; returns a message naming what is missing
