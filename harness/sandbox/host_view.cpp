@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <array>
 
+#include "harness/sandbox/host_sockets.h"
 #include "harness/sandbox/project_view.h"
 #include "harness/support/layout.h"
 #include "reaper/os/cgroup_fs.h"
+#include "reaper/os/read_file.h"
 #include "reaper/os/sys_error.h"
 #include "reaper/os/unique_fd.h"
 
@@ -200,6 +202,11 @@ void prepare_host_view(const HostView& view) {
   if (!cgroup_mount.empty()) {
     check(::mount(view.cgroup.c_str(), cgroup_mount.c_str(), nullptr, MS_BIND, nullptr),
           "show cgroup " + view.cgroup + " in place of " + cgroup_mount);
+  }
+  // Last: a socket in a folder put back, or in a project's layer, is in view only now.
+  if (!view.scratch.empty() || !privates.empty()) {
+    cover_sockets(bound_socket_paths(reaper::read_file("/proc/net/unix")),
+                  view.scratch.empty() ? privates.front() : view.scratch);
   }
 
   set_attr("/", AT_RECURSIVE, mount_attr{MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0, 0, 0},

@@ -48,7 +48,8 @@ std::filesystem::path closed_after_put_back(const std::filesystem::path& dir);
 // In the calling process's (fresh, unshared) mount namespace, one checked step after another:
 // private propagation; the host's /tmp, /var/tmp, /dev/shm and /run replaced by empty tmpfs (no
 // host file or Unix socket under them stays reachable) with `visible` and `shared` put back; the
-// scratch tmpfs; the projects' copy-on-write layers; the cgroup; everything read-only and
+// scratch tmpfs; the projects' copy-on-write layers; the cgroup; every Unix socket bound to a
+// path on the host that is still in view covered (host_sockets.h); everything read-only and
 // set-uid-free but those. Throws naming the step that failed. The case's own /proc comes later
 // (case_proc.h): its PID namespace does not exist yet.
 void prepare_host_view(const HostView& view);
