@@ -260,6 +260,11 @@ ScenarioRun scenario_run(const GlobalArgs& global, const ReproduceArgs& args) {
   if (args.keep && !args.no_sandbox) {
     throw UsageError("--keep needs --no-sandbox: a sandbox's processes end with it");
   }
+  if (args.no_sandbox && global.layout.temp.native().find(':') != std::string::npos) {
+    throw UsageError("--no-sandbox: TMPDIR " + global.layout.temp.string() +
+                     " holds a ':', which a PATH entry cannot, and the worktree made there goes "
+                     "in PATH (npm adds its node_modules/.bin): give a TMPDIR without one");
+  }
   if (args.no_sandbox) {
     if (auto refusal = host_run_refusal(scenarios.front(), reapers.front()); !refusal.empty()) {
       throw UsageError("--no-sandbox: " + refusal);

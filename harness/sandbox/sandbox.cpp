@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -194,8 +196,8 @@ Sandbox::Sandbox(const SandboxBody& body, const SandboxOptions& options, Sandbox
   reaper::Pipe pid_one = reaper::make_pipe();
   reaper::Pipe case_go = reaper::make_pipe();
   reaper::Pipe out = reaper::make_pipe();
-  WardenPlan plan{HostView{options.scratch, options.visible, options.shared, options.projects,
-                           p.cgroup ? p.cgroup->path() : std::string(), ids},
+  WardenPlan plan{HostView{scratch_inside(options.scratch), options.visible, options.shared,
+                           options.projects, p.cgroup ? p.cgroup->path() : std::string(), ids},
                   p.cgroup ? p.cgroup->path() : std::string(),
                   p.pids ? p.pids->path() : std::string(),
                   !rootless,
@@ -274,6 +276,15 @@ SandboxOutcome Sandbox::run(const std::string& request, std::chrono::millisecond
             "the sandbox did not finish within " + std::to_string(deadline.count()) + " ms"};
   }
   return outcome_of(p.case_init->pidfd(), std::move(*output));
+}
+
+std::filesystem::path scratch_inside(const std::filesystem::path& scratch) {
+  const std::string& path = scratch.native();
+  const bool portable = std::all_of(path.begin(), path.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '/' || c == '.' || c == '_' ||
+           c == '-';
+  });
+  return portable ? scratch : std::filesystem::path("/tmp/reapcheck-scratch");
 }
 
 SandboxOutcome run_in_sandbox(const std::function<std::string()>& body,

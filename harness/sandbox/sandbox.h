@@ -26,8 +26,8 @@ struct SandboxOutcome {
 
 struct SandboxOptions {
   std::chrono::milliseconds deadline{60000};
-  // A host directory that becomes a private tmpfs inside; the body's scratch space. It stays
-  // empty on the host and is removed afterwards.
+  // A host directory that becomes a private tmpfs inside (at scratch_inside()); the body's
+  // scratch space. It stays empty on the host and is removed afterwards.
   std::filesystem::path scratch;
   // Host paths the case reads (the build, the fixtures), kept visible read-only where a private
   // tmpfs would hide them (a checkout under /tmp).
@@ -44,6 +44,14 @@ struct SandboxOptions {
   // Project folders the case sees through a copy-on-write layer (project_view.h).
   std::vector<std::filesystem::path> projects;
 };
+
+// Where the case sees its scratch (SandboxOptions::scratch, a host folder): at the same path when
+// that is made of the POSIX portable filename characters alone (letters, digits, '.', '_', '-'
+// and '/'), else at /tmp/reapcheck-scratch in the case's private /tmp. What a case runs reads
+// its worktree's path in many ways: no PATH entry can hold a ':' (npm adds node_modules/.bin),
+// node runs no script whose path is no UTF-8, vite's config loader takes a '%' for a URL
+// escape, a shell command a fixture builds may leave a quote of it unbalanced. Empty for none.
+std::filesystem::path scratch_inside(const std::filesystem::path& scratch);
 
 // Runs `body` inside the sandbox and returns its string. `body` runs in a forked child: it
 // must not expect its side effects to reach the caller, except through the returned string.

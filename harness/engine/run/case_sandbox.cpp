@@ -94,10 +94,10 @@ CaseObservation observe_sandboxed(const CaseJob& job, const ReaperChoice& reaper
   const auto started = Clock::now();
   ScratchDir scratch(options.layout.temp);
   const Scenario& scenario = *job.scenario;
-  const SandboxOutcome outcome =
-      run_in_sandbox([&] { return observe_inside(0, scenario, reaper, options, scratch.path()); },
-                     sandbox_options(options, scratch.path(), sandbox_deadline(scenario, options),
-                                     projects_of({&job, 1})));
+  const SandboxOutcome outcome = run_in_sandbox(
+      [&] { return observe_inside(0, scenario, reaper, options, scratch_inside(scratch.path())); },
+      sandbox_options(options, scratch.path(), sandbox_deadline(scenario, options),
+                      projects_of({&job, 1})));
   return observation_of(outcome, 0, started);
 }
 

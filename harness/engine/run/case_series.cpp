@@ -33,12 +33,13 @@ std::unique_ptr<CaseSeries::Ahead> CaseSeries::make_ahead(Sandbox* running) cons
   // Runs in PID 1, forked now: it finds its job in `jobs_`, which the series keeps unchanged,
   // and its options as run_job() makes them from the series' own.
   ahead->sandbox.emplace(
-      [jobs = jobs_, options = options_, scratch](const std::string& request) {
+      [jobs = jobs_, options = options_,
+       inside = scratch_inside(scratch)](const std::string& request) {
         const size_t index = std::stoul(request);
         const CaseJob& job = jobs[index];
         const ReaperChoice reaper = *resolve_reaper(job.reaper, options.layout);
         return observe_inside(index, *job.scenario, reaper, with_reapers_grace(options, reaper),
-                              scratch);
+                              inside);
       },
       sandbox_options(options_, scratch, options_.ready, projects_of(jobs_)), running);
   return ahead;
