@@ -21,6 +21,7 @@
 #include "harness/model/reaper_name.h"
 #include "harness/model/toml_reader.h"
 #include "harness/sandbox/host_view.h"
+#include "harness/sandbox/memory_bound.h"
 #include "harness/support/version.h"
 
 namespace reapcheck {
@@ -186,7 +187,31 @@ CaseOptions CaseBase::options(const GlobalArgs& global) const {
   options.layout = global.layout;
   options.agent_path = global.layout.search_path;
   options.keep_trace = keep_trace;
+  options.memory_max = memory_bound();
   return options;
+}
+
+std::uint64_t CaseBase::memory_bound() const {
+  return memory_max != 0 ? memory_max : default_memory_max();
+}
+
+void add_memory_max_option(CLI::App* cmd, CaseBase& base) {
+  constexpr std::uint64_t kLeast = std::uint64_t{64} << 20;
+  cmd->add_option("--memory-max", base.memory_max,
+                  "The most memory each case may use, what it keeps in its tmpfs mounts (/tmp, "
+                  "its scratch) included, such as 512M or 2G (default: a quarter of this "
+                  "machine's, " +
+                      memory_text(default_memory_max()) +
+                      "). A case that goes over it ends as a setup-error that says so")
+      ->type_name("SIZE")
+      ->transform(CLI::AsSizeValue(false).description(""))
+      ->check(CLI::Validator(
+          [](const std::string& bytes) -> std::string {
+            if (std::stoull(bytes) >= kLeast) return {};
+            return "at least 64M: a case's own processes (the case runner, the reaper host, "
+                   "the bystanders) take some of it";
+          },
+          "at least 64M"));
 }
 
 void add_keep_trace_option(CLI::App* cmd, CaseBase& base) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -93,13 +94,19 @@ void add_timing_options(CLI::App* cmd, Timing& timing);
 // (a project's own command) runs with, the invoking user's; with --keep-trace (add_keep_trace),
 // the tracing instance kept for the next process.
 struct CaseBase {
-  bool keep_trace = false;  // --keep-trace
+  bool keep_trace = false;       // --keep-trace
+  std::uint64_t memory_max = 0;  // --memory-max, in bytes; 0: the default
 
   CaseOptions options(const GlobalArgs& global) const;
+  // The memory bound each case has, in bytes: --memory-max, or the default.
+  std::uint64_t memory_bound() const;
 };
 
 // --keep-trace on `cmd`, into `base`.
 void add_keep_trace_option(CLI::App* cmd, CaseBase& base);
+
+// --memory-max SIZE on `cmd`, into `base`.
+void add_memory_max_option(CLI::App* cmd, CaseBase& base);
 
 // One case per core: a case spends most of its time waiting on processes, but a wide tree or a
 // fork storm keeps a core busy, and the race scenarios need theirs to stay deterministic.

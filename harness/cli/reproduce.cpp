@@ -260,6 +260,9 @@ ScenarioRun scenario_run(const GlobalArgs& global, const ReproduceArgs& args) {
   if (args.keep && !args.no_sandbox) {
     throw UsageError("--keep needs --no-sandbox: a sandbox's processes end with it");
   }
+  if (args.no_sandbox && args.base.memory_max != 0) {
+    throw UsageError("--memory-max bounds a case's sandbox: --no-sandbox runs none");
+  }
   if (args.no_sandbox && global.layout.temp.native().find(':') != std::string::npos) {
     throw UsageError("--no-sandbox: TMPDIR " + global.layout.temp.string() +
                      " holds a ':', which a PATH entry cannot, and the worktree made there goes "
@@ -402,6 +405,7 @@ Command reproduce_command(CLI::App& app, const GlobalArgs& global) {
       ->type_name("DIR");
   add_timing_options(cmd, args->timing);
   add_keep_trace_option(cmd, args->base);
+  add_memory_max_option(cmd, args->base);
   return {cmd, [args, &global] { return reproduce(global, *args); }};
 }
 

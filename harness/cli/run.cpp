@@ -15,6 +15,7 @@
 #include "harness/engine/tree/fixture.h"
 #include "harness/model/summary.h"
 #include "harness/model/text.h"
+#include "harness/sandbox/memory_bound.h"
 #include "harness/support/exit_status.h"
 #include "harness/support/interrupt.h"
 #include "reports/text_matrix.h"
@@ -57,7 +58,8 @@ RunInfo info_of(const MatrixPlan& plan, const RunArgs& args) {
   RunInfo info = run_info({{"grace", fmt::format("{} ms", args.timing.grace_ms)},
                            {"settle", fmt::format("{} ms", args.timing.settle_ms)},
                            {"expect-pass", args.expect_pass ? "yes" : "no"},
-                           {"ledger", args.no_ledger ? "off" : "on"}});
+                           {"ledger", args.no_ledger ? "off" : "on"},
+                           {"memory-max", memory_text(args.base.memory_bound())}});
   if (plan.shard.count > 1) info.shard = plan.shard.text();
   for (const auto& s : plan.scenarios) info.plan_scenarios.push_back(s.id);
   info.plan_reapers = printable(plan.reapers);  // as the cases name them (CaseResult::reaper)
@@ -205,6 +207,7 @@ Command run_command(CLI::App& app, const GlobalArgs& global) {
       ->type_name("K/N");
   add_timing_options(cmd, args->timing);
   add_keep_trace_option(cmd, args->base);
+  add_memory_max_option(cmd, args->base);
   cmd->add_option("--repeat", args->repeat,
                   "Run each case N times and flag any whose verdicts differ")
       ->type_name("N")

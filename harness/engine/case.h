@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -55,6 +56,9 @@ struct CaseOptions {
   Layout layout = Layout::of_running_binary();
   // Take and leave a kept tracing instance (run --keep-trace; kernel_signal_trace.h).
   bool keep_trace = false;
+  // The most memory a sandboxed case may use, its tmpfs mounts' contents included, in bytes
+  // (run --memory-max); 0: the default, a quarter of the host's (memory_bound.h).
+  std::uint64_t memory_max = 0;
 };
 
 // How long past the grace period the reaper may take on a tree of `members` before the case

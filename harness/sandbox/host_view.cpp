@@ -92,6 +92,25 @@ void set_attr(const fs::path& path, unsigned flags, mount_attr attr, const std::
   check(::mount_setattr(AT_FDCWD, path.c_str(), flags, &attr, sizeof attr), step);
 }
 
+// ",size=N" for a tmpfs of `bytes`; nothing for 0 (the kernel's default).
+std::string size_option(std::uint64_t bytes) {
+  return bytes == 0 ? "" : ",size=" + std::to_string(bytes);
+}
+
+// The host's /tmp, /var/tmp, /dev/shm and /run replaced by empty tmpfs of `size` bytes each (0:
+// the kernel's default): those that are folders here.
+std::vector<fs::path> mount_privates(std::uint64_t size) {
+  std::vector<fs::path> privates;
+  for (const char* dir : kPrivate) {
+    if (fs::is_symlink(dir) || !fs::is_directory(dir)) continue;  // /var/run -> /run and the like
+    const std::string mode = std::string_view(dir) == "/run" ? "mode=0755" : "mode=1777";
+    check(::mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, (mode + size_option(size)).c_str()),
+          std::string("mount a private tmpfs on ") + dir);
+    privates.emplace_back(dir);
+  }
+  return privates;
+}
+
 void make_writable(const fs::path& path, unsigned flags = 0) {
   set_attr(path, flags, mount_attr{0, MOUNT_ATTR_RDONLY, 0, 0},
            "make " + path.string() + " writable again");
@@ -173,14 +192,7 @@ void prepare_host_view(const HostView& view) {
   }
   for (const fs::path& p : view.shared) kept.push_back(keep(p, true));
 
-  std::vector<fs::path> privates;
-  for (const char* dir : kPrivate) {
-    if (fs::is_symlink(dir) || !fs::is_directory(dir)) continue;  // /var/run -> /run and the like
-    const char* mode = std::string_view(dir) == "/run" ? "mode=0755" : "mode=1777";
-    check(::mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, mode),
-          std::string("mount a private tmpfs on ") + dir);
-    privates.emplace_back(dir);
-  }
+  const std::vector<fs::path> privates = mount_privates(view.tmpfs_size);
   for (const fs::path& dir : covers) {
     check(::mount("tmpfs", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"),
           "cover " + dir.string() + ", which the case's id may not enter");
@@ -189,8 +201,8 @@ void prepare_host_view(const HostView& view) {
 
   if (!view.scratch.empty()) {
     fs::create_directories(view.scratch);
-    const std::string opts =
-        "mode=0755,uid=" + std::to_string(view.ids.uid) + ",gid=" + std::to_string(view.ids.gid);
+    const std::string opts = "mode=0755,uid=" + std::to_string(view.ids.uid) +
+                             ",gid=" + std::to_string(view.ids.gid) + size_option(view.tmpfs_size);
     check(::mount("tmpfs", view.scratch.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()),
           "mount the scratch tmpfs on " + view.scratch.string());
   }

@@ -6,6 +6,7 @@
 // covers nor make a read-only one writable.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct HostView {
   std::vector<std::filesystem::path> projects;
   std::string cgroup;  // a host cgroup shown in place of the whole hierarchy; empty: none
   SandboxIds ids;      // who owns the scratch tmpfs
+  // The size of each tmpfs the case may write (the private folders, the scratch), in bytes; 0:
+  // the kernel's default, half the host's memory. The case's memory bound (memory_bound.h).
+  std::uint64_t tmpfs_size = 0;
 };
 
 // Why no case's view of the host can be built here, or empty: `root` lets only its owner in.

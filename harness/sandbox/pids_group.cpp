@@ -4,39 +4,19 @@
 
 #include <exception>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
-#include "reaper/os/read_file.h"
+#include "harness/sandbox/cgroup_v1.h"
 #include "reaper/os/write_file.h"
 
 namespace reapcheck {
 namespace {
 
-// Where the v1 pids hierarchy is mounted ("... - cgroup cgroup rw,pids"); empty when it is not.
 std::string pids_v1_mount() {
-  std::ifstream mounts("/proc/self/mountinfo");
-  for (std::string line; std::getline(mounts, line);) {
-    const size_t dash = line.find(" - cgroup ");
-    if (dash == std::string::npos) continue;
-    const std::string options = line.substr(line.rfind(' ') + 1);
-    if (("," + options + ",").find(",pids,") == std::string::npos) continue;
-    std::istringstream in(line);
-    std::string field;
-    for (int i = 0; i < 5; ++i) in >> field;  // the mount point is the fifth field
-    return field;
-  }
-  return {};
+  return v1_mount("pids");
 }
 
-// This process's group in the v1 pids hierarchy ("N:pids:/path" in /proc/self/cgroup).
 std::string own_pids_group() {
-  std::istringstream lines(reaper::read_file("/proc/self/cgroup"));
-  for (std::string line; std::getline(lines, line);) {
-    const size_t at = line.find(":pids:");
-    if (at != std::string::npos) return line.substr(at + 6);
-  }
-  return {};
+  return own_v1_group("pids");
 }
 
 constexpr std::string_view kPrefix = "reapcheck-case-";

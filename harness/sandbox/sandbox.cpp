@@ -16,6 +16,7 @@
 
 #include "harness/sandbox/case_cgroup.h"
 #include "harness/sandbox/kernel_signal_trace.h"
+#include "harness/sandbox/memory_bound.h"
 #include "harness/sandbox/pids_group.h"
 #include "harness/sandbox/warden.h"
 #include "harness/support/interrupt.h"
@@ -166,6 +167,8 @@ struct Sandbox::Parts {
   std::optional<SandboxOutcome> failed;  // why it could not be made
   std::optional<CaseCgroup> cgroup;
   std::optional<PidsGroup> pids;
+  std::optional<MemoryGroup> memory;  // where memory.max cannot bound the case
+  std::uint64_t memory_max = 0;
   std::optional<std::variant<KernelSignalTrace, std::string>> trace;
   UniqueFd case_go;  // write end: PID 1's go and request
   UniqueFd out;      // read end: what PID 1 returns
@@ -173,6 +176,26 @@ struct Sandbox::Parts {
   std::optional<Child> case_init;
 
   KernelSignalTrace* tracing() { return trace ? std::get_if<KernelSignalTrace>(&*trace) : nullptr; }
+
+  // The case's groups, as `options` ask: its own in the run's cgroup area, and the v1 groups
+  // that bound its processes and its memory where that one cannot.
+  void make_groups(const SandboxOptions& options, SandboxIds ids) {
+    memory_max = options.memory_max != 0 ? options.memory_max : default_memory_max();
+    if (!options.cgroup_area.empty()) cgroup.emplace(options.cgroup_area, ids, memory_max);
+    // Where pids.max cannot, a v1 pids group bounds the case: the caller's (PidsBound), or its own.
+    if ((!cgroup || !cgroup->pids_bounded()) && !PidsGroup::holds_caller())
+      pids.emplace(kCasePidsMax);
+    if (!cgroup || !cgroup->memory_bounded()) memory.emplace(memory_max);
+  }
+
+  // `outcome`, or, where the OOM killer ended some of the case's processes, why it has no verdict.
+  SandboxOutcome bounded(SandboxOutcome outcome) const {
+    const int kills = cgroup && cgroup->memory_bounded() ? cgroup->oom_kills()
+                      : memory                           ? memory->oom_kills()
+                                                         : 0;
+    if (kills == 0) return outcome;
+    return {SandboxOutcome::Status::crashed, over_memory_bound(memory_max, kills)};
+  }
 };
 
 Sandbox::Sandbox(const SandboxBody& body, const SandboxOptions& options, Sandbox* running)
@@ -184,10 +207,7 @@ Sandbox::Sandbox(const SandboxBody& body, const SandboxOptions& options, Sandbox
   reaper::task_iter_available();
   const bool rootless = ::geteuid() != 0;
   const SandboxIds ids = rootless ? SandboxIds{0, 0} : SandboxIds{kSandboxHostId, kSandboxHostId};
-  if (!options.cgroup_area.empty()) p.cgroup.emplace(options.cgroup_area, ids);
-  // Where pids.max cannot, a v1 pids group bounds the case: the caller's (PidsBound), or its own.
-  if ((!p.cgroup || !p.cgroup->pids_bounded()) && !PidsGroup::holds_caller())
-    p.pids.emplace(kCasePidsMax);
+  p.make_groups(options, ids);
 
   // Before the clone: the body inherits the feed it reads.
   p.trace.emplace(KernelSignalTrace::start(options.kernel_signals, options.keep_trace));
@@ -196,15 +216,17 @@ Sandbox::Sandbox(const SandboxBody& body, const SandboxOptions& options, Sandbox
   reaper::Pipe pid_one = reaper::make_pipe();
   reaper::Pipe case_go = reaper::make_pipe();
   reaper::Pipe out = reaper::make_pipe();
-  WardenPlan plan{HostView{scratch_inside(options.scratch), options.visible, options.shared,
-                           options.projects, p.cgroup ? p.cgroup->path() : std::string(), ids},
-                  p.cgroup ? p.cgroup->path() : std::string(),
-                  p.pids ? p.pids->path() : std::string(),
-                  !rootless,
-                  go.read.get(),
-                  pid_one.write.get(),
-                  case_go.read.get(),
-                  out.write.get()};
+  WardenPlan plan{
+      HostView{scratch_inside(options.scratch), options.visible, options.shared, options.projects,
+               p.cgroup ? p.cgroup->path() : std::string(), ids, p.memory_max},
+      p.cgroup ? p.cgroup->path() : std::string(),
+      p.pids ? p.pids->path() : std::string(),
+      p.memory ? p.memory->path() : std::string(),
+      !rootless,
+      go.read.get(),
+      pid_one.write.get(),
+      case_go.read.get(),
+      out.write.get()};
 
   std::fflush(nullptr);  // the child must not flush our buffered output a second time
   const pid_t warden_pid = reaper::clone_child(CLONE_NEWNS | (rootless ? CLONE_NEWUSER : 0),
@@ -272,10 +294,11 @@ SandboxOutcome Sandbox::run(const std::string& request, std::chrono::millisecond
   const PromptTracing prompt(p.tracing() != nullptr);
   std::optional<std::string> output = read_until_exit(p.out.get(), until, p.tracing());
   if (!output) {
-    return {SandboxOutcome::Status::timed_out,
-            "the sandbox did not finish within " + std::to_string(deadline.count()) + " ms"};
+    return p.bounded(
+        {SandboxOutcome::Status::timed_out,
+         "the sandbox did not finish within " + std::to_string(deadline.count()) + " ms"});
   }
-  return outcome_of(p.case_init->pidfd(), std::move(*output));
+  return p.bounded(outcome_of(p.case_init->pidfd(), std::move(*output)));
 }
 
 std::filesystem::path scratch_inside(const std::filesystem::path& scratch) {

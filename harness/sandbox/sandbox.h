@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -43,6 +44,10 @@ struct SandboxOptions {
   bool keep_trace = false;
   // Project folders the case sees through a copy-on-write layer (project_view.h).
   std::vector<std::filesystem::path> projects;
+  // The most memory the case may use, its tmpfs mounts' contents included, in bytes
+  // (memory_bound.h); 0: the default, a quarter of the host's. A case the OOM killer reached
+  // ends crashed, with why.
+  std::uint64_t memory_max = 0;
 };
 
 // Where the case sees its scratch (SandboxOptions::scratch, a host folder): at the same path when

@@ -36,6 +36,7 @@ void set_up(const SandboxBody& body, const WardenPlan& plan) {
   if (!plan.cgroup.empty() && !plan.in_cgroup)
     reaper::write_file(plan.cgroup + "/cgroup.procs", "0");
   if (!plan.pids_group.empty()) reaper::write_file(plan.pids_group + "/cgroup.procs", "0");
+  if (!plan.memory_group.empty()) reaper::write_file(plan.memory_group + "/cgroup.procs", "0");
   prepare_host_view(plan.view);
   if (plan.as_root && ::setgroups(0, nullptr) != 0) reaper::throw_sys("drop supplementary groups");
 

@@ -18,14 +18,15 @@ namespace reapcheck {
 
 struct WardenPlan {
   HostView view;
-  std::string cgroup;      // the case's cgroup, which PID 1 starts in; empty: the harness's own
-  std::string pids_group;  // the case's v1 pids group (pids_group.h); empty: none
-  bool as_root;            // drop the supplementary groups (the host's root group among them)
-  int go_fd;               // the harness's go byte: it holds the warden's pidfd (and mapped it)
-  int pid_fd;              // where PID 1's pid goes
-  int case_go_fd;          // PID 1's go byte, from the harness
-  int out_fd;              // PID 1's result, or the warden's failure
-  bool in_cgroup = false;  // the warden was cloned into `cgroup`, not to be moved there
+  std::string cgroup;        // the case's cgroup, which PID 1 starts in; empty: the harness's own
+  std::string pids_group;    // the case's v1 pids group (pids_group.h); empty: none
+  std::string memory_group;  // the case's v1 memory group (memory_bound.h); empty: none
+  bool as_root;              // drop the supplementary groups (the host's root group among them)
+  int go_fd;                 // the harness's go byte: it holds the warden's pidfd (and mapped it)
+  int pid_fd;                // where PID 1's pid goes
+  int case_go_fd;            // PID 1's go byte, from the harness
+  int out_fd;                // PID 1's result, or the warden's failure
+  bool in_cgroup = false;    // the warden was cloned into `cgroup`, not to be moved there
 };
 
 [[noreturn]] void run_warden(const SandboxBody& body, const WardenPlan& plan);

@@ -51,7 +51,7 @@ for h in "${held[@]}"; do
   case $kind in
     scratch) scratch+=("$path") ;;
     tracing) traced=${path#tracefs:instances/} ;;
-    cgroup | pids) areas+=("$path") ;;
+    cgroup | pids | memory) areas+=("$path") ;;
     *) fail "clean --list: unknown kind in '$h'" ;;
   esac
 done
@@ -84,8 +84,8 @@ for d in "${scratch[@]}" "${areas[@]}"; do flock "$d" true; done
 for d in "${scratch[@]}"; do
   [ -d "$d" ] || fail "$d was gone before the next run: the test proves nothing"
 done
-# The cgroup areas, pids groups and tracing instances are the host's: any run on it may remove
-# a dead run's (the product at work, when another checkout's tests run beside this one). What
+# The cgroup areas, pids and memory groups and tracing instances are the host's: any run on it may
+# remove a dead run's (the product at work, when another checkout's tests run beside this one). What
 # another run removed first is not this test's to judge; the scratch directories, in this
 # test's own TMPDIR, always are.
 raced=()
@@ -169,5 +169,5 @@ grep -q "recovered 2 finished case(s)" "$work/recovered.out" ||
   fail "the kept journal does not recover: $(cat "$work/recovered.out")"
 
 [ ${#raced[@]} -eq 0 ] || echo "note: another run on this host removed first: ${raced[*]}"
-echo "crash: ${#scratch[@]} scratch director(ies) and ${#areas[@]} cgroup area(s) or pids group(s) of a SIGKILLed run; $failures failure(s)"
+echo "crash: ${#scratch[@]} scratch director(ies) and ${#areas[@]} cgroup area(s), pids or memory group(s) of a SIGKILLed run; $failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -4,6 +4,7 @@
 
 #include "harness/sandbox/cgroup_area.h"
 #include "harness/sandbox/kernel_signal_trace.h"
+#include "harness/sandbox/memory_bound.h"
 #include "harness/sandbox/pids_group.h"
 #include "harness/sandbox/sandbox.h"
 #include "reaper/os/proc_table.h"
@@ -12,9 +13,10 @@ namespace reapcheck {
 
 std::string Leftovers::describe() const {
   return fmt::format(
-      "{} scratch director{}, {} cgroup area{}, {} pids group{}, {} tracing instance{}", scratch,
-      scratch == 1 ? "y" : "ies", cgroups, cgroups == 1 ? "" : "s", pids, pids == 1 ? "" : "s",
-      traces, traces == 1 ? "" : "s");
+      "{} scratch director{}, {} cgroup area{}, {} pids group{}, {} memory group{}, {} tracing "
+      "instance{}",
+      scratch, scratch == 1 ? "y" : "ies", cgroups, cgroups == 1 ? "" : "s", pids,
+      pids == 1 ? "" : "s", memory, memory == 1 ? "" : "s", traces, traces == 1 ? "" : "s");
 }
 
 Leftovers reclaim_leftovers(Reclaim what, const std::filesystem::path& temp) {
@@ -22,6 +24,7 @@ Leftovers reclaim_leftovers(Reclaim what, const std::filesystem::path& temp) {
   removed.scratch = ScratchDir::reclaim_abandoned(temp);
   removed.cgroups = CgroupArea::reclaim_abandoned();
   removed.pids = PidsGroup::reclaim_abandoned();
+  removed.memory = MemoryGroup::reclaim_abandoned();
   removed.traces = KernelSignalTrace::reclaim_abandoned(what == Reclaim::and_kept_traces);
   return removed;
 }
@@ -34,6 +37,7 @@ std::vector<HeldItem> list_leftovers(const std::filesystem::path& temp) {
   add("scratch", ScratchDir::list(temp));
   add("cgroup", CgroupArea::list());
   add("pids", PidsGroup::list());
+  add("memory", MemoryGroup::list());
   add("tracing", KernelSignalTrace::list());
   return out;
 }

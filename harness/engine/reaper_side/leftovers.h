@@ -15,10 +15,11 @@ struct Leftovers {
   int scratch = 0;  // scratch directories in the temporary folder (Layout::temp)
   int cgroups = 0;  // cgroup areas
   int pids = 0;     // pids groups (cgroup v1)
+  int memory = 0;   // memory groups (cgroup v1)
   int traces = 0;   // tracing instances: dead runs', and kept ones no process uses
 
-  int total() const { return scratch + cgroups + pids + traces; }
-  // "3 scratch directories, 0 cgroup areas, 0 pids groups, 1 tracing instance"
+  int total() const { return scratch + cgroups + pids + memory + traces; }
+  // "3 scratch directories, 0 cgroup areas, 0 pids groups, 0 memory groups, 1 tracing instance"
   std::string describe() const;
 };
 
@@ -30,16 +31,16 @@ enum class Reclaim { dead_runs, and_kept_traces };
 // Removes what no live run holds (scratch directories: those in `temp`), and says what it removed.
 Leftovers reclaim_leftovers(Reclaim what, const std::filesystem::path& temp);
 
-// One line of `reapcheck clean --list`: what it is ("scratch", "cgroup", "pids", "tracing") and
-// the item.
+// One line of `reapcheck clean --list`: what it is ("scratch", "cgroup", "pids", "memory",
+// "tracing") and the item.
 struct HeldItem {
   std::string kind;
   HostItem item;
 };
 
 // Everything reapcheck runs hold on the host now, held or left, where reclaim_leftovers looks and
-// by the same names: scratch directories (those in `temp`), cgroup areas, pids groups, tracing
-// instances.
+// by the same names: scratch directories (those in `temp`), cgroup areas, pids groups, memory
+// groups, tracing instances.
 std::vector<HeldItem> list_leftovers(const std::filesystem::path& temp);
 
 // Whether `held` belongs to the run whose pid is `run`: named for it (folders, groups and

@@ -62,7 +62,8 @@ SandboxOptions sandbox_options(const CaseOptions& options, const std::filesystem
           options.cgroup_parent,
           options.ledger,
           options.keep_trace,
-          std::move(projects)};
+          std::move(projects),
+          options.memory_max};
 }
 
 CaseObservation observation_of(const SandboxOutcome& outcome, size_t job,
