@@ -41,14 +41,15 @@ Command clean_command(CLI::App& app, const GlobalArgs& global) {
   auto* cmd = app.add_subcommand(
       "clean",
       "Remove what runs left on the host and no live run holds: the scratch directories, cgroup "
-      "areas, pids groups and tracing instances of runs that were killed, and the tracing "
-      "instances kept for reuse by runs with --keep-trace (CTest's matrix tests). Every run "
-      "does the first part before its first case; only clean removes kept instances, which "
+      "areas, pids and memory groups and tracing instances of runs that were killed, and the "
+      "tracing instances kept for reuse by runs with --keep-trace (CTest's matrix tests). Every "
+      "run does the first part before its first case; only clean removes kept instances, which "
       "other runs on the host may share. CTest runs it after the matrix tests");
   cmd->add_flag("--list", args->list,
                 "Remove nothing; list what runs hold, one per line: KIND RUN-PID STATE PATH. "
                 "KIND: scratch (in TMPDIR), cgroup (an area in this shell's cgroup v2 group), "
-                "pids (a cgroup v1 pids group), tracing (tracefs:instances/NAME, as root). "
+                "pids (a cgroup v1 pids group), memory (a case's cgroup v1 memory group), "
+                "tracing (tracefs:instances/NAME, as root). "
                 "STATE: alive (its run holds it), dead (left: the next run removes it), free (a "
                 "kept tracing instance no process uses; RUN-PID -)");
   cmd->add_option("--run", args->run,
