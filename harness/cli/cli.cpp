@@ -158,13 +158,10 @@ int run_cli(int argc, char** argv) {
   GlobalArgs global{layout_from_environment()};
   global.scenario_dir = global.layout.scenarios.string();
   add_global_options(app, global);
-  const std::vector<Command> commands = {list_command(app, global),
-                                         run_command(app, global),
-                                         reproduce_command(app, global),
-                                         report_command(app, global),
-                                         bench_command(app, global),
-                                         clean_command(app, global),
-                                         help_command(app)};
+  const std::vector<Command> commands = {list_command(app, global),      run_command(app, global),
+                                         reproduce_command(app, global), watch_command(app, global),
+                                         report_command(app, global),    bench_command(app, global),
+                                         clean_command(app, global),     help_command(app)};
   try {
     check_command(app, argc, argv);
   } catch (const UsageError& e) {
@@ -179,8 +176,9 @@ int run_cli(int argc, char** argv) {
       dashes != ours.end()) {
     global.command.emplace(dashes + 1, ours.end());
     ours.erase(dashes, ours.end());
-    if (typed_command(app, static_cast<int>(ours.size()), ours.data()) != "reproduce") {
-      fmt::print(stderr, "reapcheck: only 'reproduce' takes a command after '--'\n");
+    if (const std::string typed = typed_command(app, static_cast<int>(ours.size()), ours.data());
+        typed != "reproduce" && typed != "watch") {
+      fmt::print(stderr, "reapcheck: only 'reproduce' and 'watch' take a command after '--'\n");
       return kExitUsage;
     }
   }

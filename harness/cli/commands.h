@@ -11,5 +11,6 @@ Command reproduce_command(CLI::App& app, const GlobalArgs& global);
 Command report_command(CLI::App& app, const GlobalArgs& global);
 Command bench_command(CLI::App& app, const GlobalArgs& global);
 Command clean_command(CLI::App& app, const GlobalArgs& global);
+Command watch_command(CLI::App& app, const GlobalArgs& global);
 
 }  // namespace reapcheck

@@ -109,6 +109,18 @@ std::vector<Scenario> select_scenarios(const ScenarioSet& set,
   return pick_scenarios(set, wanted, tags);
 }
 
+std::filesystem::path project_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::path out = std::filesystem::weakly_canonical(dir.empty() ? "." : dir, ec);
+  if (ec || !std::filesystem::exists(out)) {
+    throw UsageError(fmt::format("--dir {}: no such directory", dir));
+  }
+  if (!std::filesystem::is_directory(out)) {
+    throw UsageError(fmt::format("--dir {}: not a directory", dir));
+  }
+  return out;
+}
+
 void require_usable_host() {
   if (std::string why = host_view_refusal(); !why.empty()) {
     throw UsageError(why + "; nothing was run");

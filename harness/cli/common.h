@@ -50,6 +50,10 @@ std::vector<Scenario> select_scenarios(const ScenarioSet& set,
                                        const std::vector<std::string>& wanted,
                                        const std::vector<std::string>& tags = {});
 
+// --dir DIR of a command of the user's (default: the current folder), made absolute; UsageError
+// when it is no folder.
+std::filesystem::path project_dir(const std::string& dir);
+
 // Throws UsageError when no case can run on this host (host_view_refusal()): once, before the
 // first case, rather than a setup-error in each.
 void require_usable_host();

@@ -1,8 +1,11 @@
 #include "harness/cli/environment.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace reapcheck {
 namespace {
@@ -25,6 +28,20 @@ Layout layout_from_environment() {
   if (auto path = variable("PATH")) layout.search_path = *path;
   if (auto dir = variable("TMPDIR")) layout.temp = *dir;
   return layout;
+}
+
+std::vector<std::string> toolchain_homes() {
+  std::vector<std::string> out;
+  const auto home = variable("HOME");
+  for (const auto& [name, below_home] :
+       {std::pair{"RUSTUP_HOME", ".rustup"}, std::pair{"CARGO_HOME", ".cargo"}}) {
+    std::optional<std::string> dir = variable(name);
+    if (!dir && home) dir = (std::filesystem::path(*home) / below_home).string();
+    std::error_code ec;
+    if (dir && std::filesystem::is_directory(*dir, ec))
+      out.push_back(std::string(name) + "=" + *dir);
+  }
+  return out;
 }
 
 std::optional<bool> colour_from_environment() {

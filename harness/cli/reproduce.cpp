@@ -163,24 +163,10 @@ void check_command(const GlobalArgs& global, const ReproduceArgs& args) {
   }
 }
 
-// --dir DIR (default: the current folder), made absolute; UsageError when it is no folder.
-std::filesystem::path command_dir(const ReproduceArgs& args) {
-  std::error_code ec;
-  std::filesystem::path dir =
-      std::filesystem::weakly_canonical(args.dir.empty() ? "." : args.dir, ec);
-  if (ec || !std::filesystem::exists(dir)) {
-    throw UsageError(fmt::format("--dir {}: no such directory", args.dir));
-  }
-  if (!std::filesystem::is_directory(dir)) {
-    throw UsageError(fmt::format("--dir {}: not a directory", args.dir));
-  }
-  return dir;
-}
-
 // `reproduce [--dir DIR] [--ready-...] -- CMD...`: the command under each reaper.
 int reproduce_command_of_yours(const GlobalArgs& global, const ReproduceArgs& args) {
   check_command(global, args);
-  const std::filesystem::path dir = command_dir(args);
+  const std::filesystem::path dir = project_dir(args.dir);
   const Scenario scenario = command_scenario(*global.command, dir, args.ready);
   if (std::string why = unrunnable(*scenario.agent, global.layout); !why.empty()) {
     throw UsageError(why);

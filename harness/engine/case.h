@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/model/expectations.h"
 #include "harness/model/result.h"
@@ -59,6 +60,13 @@ struct CaseOptions {
   // The most memory a sandboxed case may use, its tmpfs mounts' contents included, in bytes
   // (run --memory-max); 0: the default, a quarter of the host's (memory_bound.h).
   std::uint64_t memory_max = 0;
+  // `reapcheck watch`: where an observed agent writes its stdout and stderr, passed through to
+  // the user as it comes; -1: the case's log, as for every other case.
+  int command_output_fd = -1;
+  // `reapcheck watch`: what an observed agent gets of its user's environment beyond PATH, as
+  // "NAME=DIR" (toolchain homes, cli/environment.h); each DIR is put back, read-only, in the
+  // sandbox, as PATH's folders are.
+  std::vector<std::string> agent_homes;
 };
 
 // How long past the grace period the reaper may take on a tree of `members` before the case

@@ -9,8 +9,11 @@ namespace reapcheck {
 namespace {
 
 std::string describe(const ProcessRecord& p) {
-  return fmt::format("{} (pid {}, pgid {}, sid {}, state {}: {})", p.role, p.pid, p.pgid, p.sid,
-                     p.state, p.command_line());
+  std::string s = fmt::format("{} (pid {}, pgid {}, sid {}, state {}: {})", p.role, p.pid, p.pgid,
+                              p.sid, p.state, p.command_line());
+  if (!p.escape.empty()) s += ", " + p.escape;
+  if (!p.started_by.empty()) s += fmt::format(", started by {}", fmt::join(p.started_by, " ← "));
+  return s;
 }
 
 std::string describe(const BystanderHit& b) {

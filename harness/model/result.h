@@ -28,6 +28,10 @@ struct ProcessRecord {
   // observed tree, what it runs ("node vite", "perl"; "agent" for the agent).
   std::string role;
   std::vector<std::string> argv;
+  // `reapcheck watch`'s leaks: how it left the reach of what started it ("called setsid()"), and
+  // the processes that started it, nearest first ("perl (pid 41)"); empty elsewhere.
+  std::string escape;
+  std::vector<std::string> started_by;
 
   std::string command_line() const;  // argv joined by spaces
 };

@@ -41,6 +41,8 @@ Verdict verdict_from(const nlohmann::json& j) {
 void to_json(nlohmann::json& j, const ProcessRecord& p) {
   j = {{"pid", p.pid},     {"ppid", p.ppid}, {"pgid", p.pgid}, {"sid", p.sid},
        {"state", p.state}, {"role", p.role}, {"argv", p.argv}};
+  if (!p.escape.empty()) j["escape"] = p.escape;
+  if (!p.started_by.empty()) j["started_by"] = p.started_by;
 }
 
 void from_json(const nlohmann::json& j, ProcessRecord& p) {
@@ -51,6 +53,8 @@ void from_json(const nlohmann::json& j, ProcessRecord& p) {
   j.at("state").get_to(p.state);
   j.at("role").get_to(p.role);
   j.at("argv").get_to(p.argv);
+  p.escape = j.value("escape", std::string());
+  p.started_by = j.value("started_by", std::vector<std::string>{});
 }
 
 void to_json(nlohmann::json& j, const BystanderHit& b) {

@@ -10,6 +10,7 @@
 #include "harness/model/text.h"
 #include "reaper/os/pidfd.h"
 #include "reaper/os/proc_table.h"
+#include "reaper/os/read_file.h"
 #include "reaper/os/sys_error.h"
 
 namespace reapcheck {
@@ -61,7 +62,11 @@ void Census::claim_orphans_until_kill(bool claim) {
 }
 
 void Census::note_birth(pid_t parent, pid_t child) {
+  // Read before the lock: the parent may exit meanwhile, and then keeps the last name it had.
+  std::vector<std::string> argv =
+      reaper::parse_cmdline(reaper::read_file("/proc/" + std::to_string(parent) + "/cmdline"));
   const std::lock_guard lock(mutex_);
+  if (!argv.empty()) forked_as_[parent] = std::move(argv);
   const bool reborn = births_.count(child) != 0;
   births_[child] = parent;
   if (!reborn) return;
@@ -71,6 +76,24 @@ void Census::note_birth(pid_t parent, pid_t child) {
       it->second.superseded = true;
     }
   }
+}
+
+std::optional<pid_t> Census::born_of(pid_t pid) const {
+  const std::lock_guard lock(mutex_);
+  const auto it = births_.find(pid);
+  if (it == births_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::map<pid_t, pid_t> Census::births() const {
+  const std::lock_guard lock(mutex_);
+  return births_;
+}
+
+std::vector<std::string> Census::forked_as(pid_t pid) const {
+  const std::lock_guard lock(mutex_);
+  const auto it = forked_as_.find(pid);
+  return it == forked_as_.end() ? std::vector<std::string>{} : it->second;
 }
 
 bool Census::born_known(pid_t pid) const {

@@ -43,6 +43,14 @@ class Census {
   // Whether `pid`'s birth is known (its fork event has arrived): until it has, who() judges it
   // by its parent links and session now.
   bool born_known(pid_t pid) const;
+  // The process that forked `pid`, by the kernel's fork events; empty when its birth is unknown.
+  std::optional<pid_t> born_of(pid_t pid) const;
+  // Every birth the fork events recorded: child → the process that forked it.
+  std::map<pid_t, pid_t> births() const;
+  // What `pid` ran when it last forked (its argv, read as its fork event arrived): the name of a
+  // process that has exited since, for the chain that started a process of `watch`; empty when
+  // it never forked or could not be read.
+  std::vector<std::string> forked_as(pid_t pid) const;
   // Whether the kernel's fork events show `pid` forked on the reaper's side, all the way up: by
   // the reaper host or a registered process of the reaper's, through no member and no
   // bystander. The reaper's own, however it detached, never the tree's.
@@ -102,7 +110,8 @@ class Census {
   std::map<pid_t, Known> members_;
   std::map<pid_t, Known> bystanders_;
   std::map<pid_t, Known> reapers_;
-  std::map<pid_t, pid_t> births_;  // child → the process that forked it
+  std::map<pid_t, pid_t> births_;                        // child → the process that forked it
+  std::map<pid_t, std::vector<std::string>> forked_as_;  // parent → its argv at its last fork
 };
 
 // Whether a process of parent `ppid` and session `sid` is one the death of `dead` (of session

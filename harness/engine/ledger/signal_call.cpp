@@ -268,6 +268,10 @@ std::optional<pid_t> named_process(const seccomp_notif& call) {
 }
 
 Party signal_sender(pid_t pid, const Census& census) {
+  // The caller is a thread (a test harness's, a runtime's worker): the sender is its process,
+  // which the fork events and the parent links know.
+  const pid_t process = thread_group_of(pid);
+  if (process > 0) pid = process;
   return census.who(pid).value_or(Party{Party::Kind::reaper, pid, "?"});
 }
 
@@ -278,7 +282,7 @@ bool reapers_side(const Party& sender) {
 SignalRecord resolve_signal_call(const seccomp_notif& call, const Party& who,
                                  const Census& census) {
   SignalRecord r;
-  const pid_t sender = static_cast<pid_t>(call.pid);
+  const pid_t sender = who.pid != 0 ? who.pid : static_cast<pid_t>(call.pid);
   r.sender = who;
   // The host runs the reaper: what it sends, the reaper sends (a signal *to* it is a hit).
   if (r.sender.kind == Party::Kind::harness) r.sender.kind = Party::Kind::reaper;

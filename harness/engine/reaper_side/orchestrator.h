@@ -29,6 +29,8 @@ class Orchestrator {
     double children_cpu_ms = 0;      // its waited-for children's during the kill
     std::string error;
     bool waited_out = false;  // timeout: no reply came before the deadline (the host said none)
+    int exit_code = -1;       // for the agent's exit (reaper_host.h's wait_agent): its status
+    int exit_signal = 0;      // or the signal that ended it
   };
 
   virtual ~Orchestrator() = default;

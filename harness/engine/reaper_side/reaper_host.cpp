@@ -40,8 +40,9 @@ void reap_agents(int) {
   errno = saved;
 }
 
-void reap_agents_on_exit(const reaper::Agent& agent, const std::optional<reaper::Agent>& sibling) {
-  g_agent_pidfds[0] = agent.pidfd();
+// `agent` is null when the host waits for it itself (wait_for()).
+void reap_agents_on_exit(const reaper::Agent* agent, const std::optional<reaper::Agent>& sibling) {
+  g_agent_pidfds[0] = agent != nullptr ? agent->pidfd() : -1;
   g_agent_pidfds[1] = sibling ? sibling->pidfd() : -1;
   struct sigaction sa {};
   sa.sa_handler = reap_agents;
@@ -86,6 +87,20 @@ CpuTime cpu_time() {
   return {cpu_ms(RUSAGE_SELF), cpu_ms(RUSAGE_CHILDREN)};
 }
 
+// With HostPlan::wait_agent: waits for the agent and says how it ended, as a CI runner reports
+// its command's status.
+void wait_for(const reaper::Agent& agent, int reply_fd) {
+  siginfo_t info{};
+  while (::waitid(P_PIDFD, static_cast<id_t>(agent.pidfd()), &info, WEXITED) != 0) {
+    if (errno != EINTR) reaper::throw_sys("wait for the command");
+  }
+  if (info.si_code == CLD_EXITED) {
+    send(reply_fd, {{"exited", info.si_status}});
+  } else {
+    send(reply_fd, {{"exited", -1}, {"signal", info.si_status}});
+  }
+}
+
 [[noreturn]] void host_main(const HostPlan& plan, int command_fd, int reply_fd, int handover) {
   init::reset_in_child();
   set_process_title("reapcheck reaper host");
@@ -103,11 +118,17 @@ CpuTime cpu_time() {
     }
     drain_pty(agent, plan.agent.output_fd);
     if (sibling) drain_pty(*sibling, plan.sibling->output_fd);
-    reap_agents_on_exit(agent, sibling);
+    reap_agents_on_exit(plan.wait_agent ? nullptr : &agent, sibling);
     nlohmann::json spawned = {{"spawned", agent.pid()}};
     if (sibling) spawned["sibling"] = sibling->pid();
     send(reply_fd, spawned);
     char c = 0;
+    if (plan.wait_agent) {
+      wait_for(agent, reply_fd);
+      while (::read(command_fd, &c, 1) > 0) {
+      }
+      ::_exit(0);
+    }
     if (::read(command_fd, &c, 1) != 1) ::_exit(0);  // the runner gave up on us
     const CpuTime before = cpu_time();
     reaper::KillReport report = r->kill(agent, plan.grace);
@@ -215,6 +236,10 @@ ReaperHost::Reply ReaperHost::read_reply(Clock::time_point deadline, const char*
     reply.status = Reply::Status::ok;
     reply.agent = message["spawned"].get<pid_t>();
     reply.sibling = message.value("sibling", 0);
+  } else if (message.contains("exited")) {
+    reply.status = Reply::Status::ok;
+    reply.exit_code = message["exited"].get<int>();
+    reply.exit_signal = message.value("signal", 0);
   } else if (message.contains("killed")) {
     reply.status = Reply::Status::ok;
     reply.steps = message["killed"].get<std::vector<std::string>>();
@@ -243,6 +268,10 @@ void ReaperHost::request_kill() {
 
 ReaperHost::Reply ReaperHost::wait_killed(Clock::time_point deadline) {
   return read_reply(deadline, "kill");
+}
+
+ReaperHost::Reply ReaperHost::wait_agent_exit(Clock::time_point deadline) {
+  return read_reply(deadline, "the command's exit");
 }
 
 void ReaperHost::force_quit() {

@@ -29,6 +29,9 @@ struct HostPlan {
   // Install the signal filter (signal_filter.h) before anything else, and hand its listener over.
   bool ledger = true;
   std::string path;  // the PATH the host (the reaper) runs with; empty: the harness's own
+  // `reapcheck watch`: no kill is requested; the host waits for the agent, as a CI runner waits
+  // for its command, and replies with how it ended (wait_agent_exit()).
+  bool wait_agent = false;
 };
 
 class ReaperHost final : public Orchestrator {
@@ -50,6 +53,8 @@ class ReaperHost final : public Orchestrator {
   void request_kill() override;
   Reply wait_killed(Clock::time_point deadline) override;
   void force_quit() override;
+  // With HostPlan::wait_agent: how the agent ended, once it has (Reply::exit_code, exit_signal).
+  Reply wait_agent_exit(Clock::time_point deadline);
 
  private:
   Reply read_reply(Clock::time_point deadline, const char* what);

@@ -54,6 +54,9 @@ SandboxOptions sandbox_options(const CaseOptions& options, const std::filesystem
   // is put back, read-only, as the user sees it.
   if (!projects.empty()) {
     for (auto& p : path_put_back(options.agent_path)) visible.push_back(std::move(p));
+    for (const std::string& home : options.agent_homes) {
+      visible.emplace_back(home.substr(home.find('=') + 1));
+    }
   }
   return {deadline,
           scratch,

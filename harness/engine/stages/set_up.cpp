@@ -55,6 +55,7 @@ void add_command_env(CaseContext& ctx, reaper::AgentSpec& spec) {
   spec.env.push_back("npm_config_cache=" + (ctx.scratch / "npm-cache").string());
   spec.env.emplace_back("npm_config_update_notifier=false");
   spec.env.emplace_back("npm_config_fund=false");
+  spec.env.insert(spec.env.end(), ctx.options.agent_homes.begin(), ctx.options.agent_homes.end());
 }
 
 reaper::AgentSpec agent_spec(CaseContext& ctx) {
@@ -74,7 +75,8 @@ reaper::AgentSpec agent_spec(CaseContext& ctx) {
               "REAPCHECK_GRACE_MS=" + std::to_string(ctx.options.grace.count()),
               "REAPCHECK_C_MEMBER=" + ctx.options.layout.helper("reapcheck-c-member")};
   spec.inherit_fds = {ready.writer()};
-  spec.output_fd = ctx.log_fd.get();
+  spec.output_fd =
+      ctx.options.command_output_fd >= 0 ? ctx.options.command_output_fd : ctx.log_fd.get();
   if (ctx.scenario.agent) add_command_env(ctx, spec);
   return spec;
 }

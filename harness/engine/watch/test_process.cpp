@@ -1,0 +1,117 @@
+#include "harness/engine/watch/test_process.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <regex>
+#include <string_view>
+
+namespace reapcheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string base(const std::vector<std::string>& argv) {
+  return argv.empty() ? std::string() : fs::path(argv.front()).filename().string();
+}
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+// cargo names a test binary NAME-HASH (16 hex digits) under target/<profile>/deps.
+std::string cargo_test(const std::vector<std::string>& argv) {
+  if (argv.empty()) return {};
+  const fs::path program(argv.front());
+  if (program.parent_path().filename() != "deps" ||
+      program.string().find("/target/") == std::string::npos) {
+    return {};
+  }
+  static const std::regex kHashed("(.+)-[0-9a-f]{16}");
+  std::smatch m;
+  const std::string name = program.filename().string();
+  return std::regex_match(name, m, kHashed) ? m[1].str() : std::string();
+}
+
+bool is_node(const std::vector<std::string>& argv) {
+  const std::string b = base(argv);
+  return b == "node" || b == "nodejs" || b.rfind("node", 0) == 0;
+}
+
+bool runs_node_tests(const std::vector<std::string>& argv) {
+  return is_node(argv) && std::any_of(argv.begin() + 1, argv.end(), [](const std::string& a) {
+           return a == "--test" || a.rfind("--test=", 0) == 0;
+         });
+}
+
+// The script a node process runs: its last argument naming a JavaScript or TypeScript file.
+std::string node_script(const std::vector<std::string>& argv) {
+  static constexpr std::array kTails{".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"};
+  for (auto it = argv.rbegin(); it + 1 < argv.rend(); ++it) {
+    if (it->rfind('-', 0) == 0) continue;
+    if (std::any_of(kTails.begin(), kTails.end(),
+                    [&](const char* t) { return ends_with(*it, t); })) {
+      return *it;
+    }
+  }
+  return {};
+}
+
+std::string relative_to(const std::string& file, const fs::path& dir) {
+  const fs::path p(file);
+  if (!p.is_absolute()) return file;
+  const fs::path rel = p.lexically_relative(dir);
+  return rel.empty() || rel.native().rfind("..", 0) == 0 ? file : rel.string();
+}
+
+// The test `chain[i]` is the process of, or empty.
+std::string test_name(const std::vector<ChainLink>& chain, size_t i, const fs::path& dir) {
+  const auto& argv = chain[i].argv;
+  if (std::string name = cargo_test(argv); !name.empty()) return name;
+  if (ends_with(base(argv), ".test")) return base(argv);
+  if (i + 1 >= chain.size()) return {};
+  const auto& parent = chain[i + 1].argv;
+  if (base(parent) == "ctest" && !argv.empty()) return base(argv);
+  if (is_node(argv) && !runs_node_tests(argv)) {
+    const bool below_runner =
+        std::any_of(chain.begin() + static_cast<long>(i) + 1, chain.end(),
+                    [](const ChainLink& l) { return runs_node_tests(l.argv); });
+    if (const std::string script = node_script(argv); below_runner && !script.empty()) {
+      return relative_to(script, dir);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+TestOf test_of(const std::vector<ChainLink>& chain, const fs::path& dir) {
+  for (size_t i = chain.size(); i-- > 0;) {
+    if (std::string name = test_name(chain, i, dir); !name.empty()) {
+      return {std::move(name), chain[i].pid};
+    }
+  }
+  return {};
+}
+
+std::string link_name(const ChainLink& link) {
+  if (link.argv.empty()) return fmt::format("pid {}", link.pid);
+  std::string name = base(link.argv);
+  static constexpr std::array kInterpreters{"perl", "python", "node", "sh", "bash", "ruby"};
+  const bool interpreter = std::any_of(kInterpreters.begin(), kInterpreters.end(),
+                                       [&](const char* i) { return name.rfind(i, 0) == 0; });
+  for (size_t i = 1; interpreter && i < link.argv.size(); ++i) {
+    const std::string& a = link.argv[i];
+    if (a == "-e" || a == "-c" || a == "-m") {  // code or a module, not a script file
+      name += " " + a + (a == "-m" && i + 1 < link.argv.size() ? " " + link.argv[i + 1] : "");
+      break;
+    }
+    if (a.rfind('-', 0) == 0) continue;
+    name += " " + fs::path(a).filename().string();
+    break;
+  }
+  return fmt::format("{} (pid {})", name, link.pid);
+}
+
+}  // namespace reapcheck
