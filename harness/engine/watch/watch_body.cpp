@@ -24,24 +24,34 @@ using reaper::Detail;
 
 // How long the kernel's fork events and signals may take to reach the case.
 constexpr std::chrono::milliseconds kSyncBound{2000};
-// The runner the command is spawned by: in a process group of its own, as a CI runner or an
-// orchestrator starts a command. It is never asked to kill anything.
-constexpr std::string_view kSpawner = "pgroup";
+// The runner the command is spawned by: in a session of its own, stdout and stderr a pipe and no
+// terminal, as a CI runner starts a step (pgroup's spawn gives it the seed's PTY, whose hang-up
+// at the command's exit would end what it just started). It is never asked to kill anything.
+constexpr std::string_view kSpawner = "proc-pidfd";
 
 // The suite's processes as the kernel's fork events tell them, and the test each belongs to.
+// The host's children are the command and the sibling agent (a bystander): a birth line that
+// reaches the host through no bystander is the command's, even where the command exited before
+// its own fork event could be read (`sh -c 'setsid daemon & exit'`), which leaves its children
+// born of the host.
 class Lineage {
  public:
-  Lineage(const Census& census, pid_t command, std::filesystem::path dir)
-      : census_(census), command_(command), dir_(std::move(dir)) {}
+  Lineage(const Census& census, const Bystanders& bystanders, pid_t command, pid_t host,
+          std::filesystem::path dir)
+      : census_(census),
+        bystanders_(bystanders),
+        command_(command),
+        host_(host),
+        dir_(std::move(dir)) {}
 
   // Whether `pid` was started by the command (or is it), by birth.
   bool of_command(pid_t pid) const {
     pid_t at = pid;
-    for (int depth = 0; depth < kMaxDepth; ++depth) {
+    for (int depth = 0; depth < kMaxDepth && at > 1; ++depth) {
       if (at == command_) return true;
-      const auto up = census_.born_of(at);
-      if (!up) return false;
-      at = *up;
+      if (at == host_) return depth > 0;
+      if (!bystanders_.role_of(at).empty()) return false;
+      at = census_.born_of(at).value_or(0);
     }
     return false;
   }
@@ -50,7 +60,7 @@ class Lineage {
   std::vector<ChainLink> chain(pid_t pid) const {
     std::vector<ChainLink> out;
     pid_t at = pid;
-    for (int depth = 0; depth < kMaxDepth && at > 0; ++depth) {
+    for (int depth = 0; depth < kMaxDepth && at > 1 && at != host_; ++depth) {
       std::vector<std::string> argv = census_.forked_as(at);
       if (argv.empty())
         argv = kernel_processes().one(at, Detail::argv).value_or(reaper::ProcInfo{}).argv;
@@ -66,7 +76,9 @@ class Lineage {
  private:
   static constexpr int kMaxDepth = 256;
   const Census& census_;
+  const Bystanders& bystanders_;
   pid_t command_;
+  pid_t host_;
   std::filesystem::path dir_;
 };
 
@@ -119,13 +131,11 @@ std::string escape_of(const ProcessRecord& leak, const reaper::ProcInfo& command
 }
 
 // The suite's processes alive once the command has exited and `settle` has passed: the leaks.
-std::vector<const reaper::ProcInfo*> outliving(const CaseContext& ctx,
-                                               const reaper::ProcTable& table,
+std::vector<const reaper::ProcInfo*> outliving(const reaper::ProcTable& table,
                                                const Lineage& lineage, pid_t host) {
   std::vector<const reaper::ProcInfo*> out;
   for (const auto& p : table.all()) {
     if (p.pid == 1 || p.pid == host || p.state == 'Z' || !lineage.of_command(p.pid)) continue;
-    if (!ctx.bystanders->role_of(p.pid).empty()) continue;
     out.push_back(&p);
   }
   return out;
@@ -146,11 +156,11 @@ void wait_for_ends(const std::vector<const reaper::ProcInfo*>& procs, Clock::tim
 void add_leaks(CaseContext& ctx, const Lineage& lineage, const reaper::ProcInfo& command,
                pid_t host, Parts& parts) {
   const auto first = ctx.processes->table(Detail::argv);
-  wait_for_ends(outliving(ctx, first, lineage, host), Clock::now() + ctx.options.settle);
+  wait_for_ends(outliving(first, lineage, host), Clock::now() + ctx.options.settle);
   const auto table = ctx.processes->table(Detail::argv);
   std::map<pid_t, std::string> roles;
   std::vector<pid_t> pids;
-  for (const auto* p : outliving(ctx, table, lineage, host)) {
+  for (const auto* p : outliving(table, lineage, host)) {
     ProcessRecord leak = record_of(*p, role_of(*p));
     leak.escape = escape_of(leak, command, lineage, ctx.census);
     const auto chain = lineage.chain(p->pid);
@@ -229,7 +239,10 @@ void run_command(CaseContext& ctx, std::chrono::milliseconds timeout, WatchObser
   start_bystanders(ctx);
   const Spawned spawned = spawn_agent(ctx);
   parts.of({}).missing_evidence = spawned.missing_evidence;
-  const auto command = ctx.processes->one(spawned.agent, Detail::stat).value_or(reaper::ProcInfo{});
+  // The command's ids, for how a leak got out of its reach: as spawned (a session of its own),
+  // whether or not it is still there to read.
+  reaper::ProcInfo command;
+  command.pid = command.pgid = command.sid = spawned.agent;
   ctx.bystander_watch->note_attributes();
   const auto started = Clock::now();
   const Orchestrator::Reply ended = host->wait_agent_exit(started + timeout);
@@ -248,7 +261,7 @@ void run_command(CaseContext& ctx, std::chrono::milliseconds timeout, WatchObser
         fmt::format("{}", fmt::join(spawned.missing_evidence, "; ")));
   }
   ctx.ledger->sync_kernel(Clock::now() + kSyncBound);
-  const Lineage lineage(ctx.census, spawned.agent, ctx.worktree);
+  const Lineage lineage(ctx.census, *ctx.bystanders, spawned.agent, host->pid(), ctx.worktree);
   add_tests(ctx, lineage, parts);
   add_leaks(ctx, lineage, command, host->pid(), parts);
   add_signals(ctx, lineage, started, parts, parts.of({}).missing_evidence);
