@@ -34,6 +34,11 @@ bool is_below(const fs::path& path, const fs::path& dir) {
   return d == dir.end();
 }
 
+// One of the private folders itself.
+bool is_private(const fs::path& path) {
+  return std::find(kPrivate.begin(), kPrivate.end(), path) != kPrivate.end();
+}
+
 bool hidden_by_private(const fs::path& path) {
   for (const char* dir : kPrivate) {
     if (is_below(path, dir)) return true;
@@ -182,6 +187,10 @@ void prepare_host_view(const HostView& view) {
   for (const fs::path& p : view.visible) {
     if (!fs::is_directory(p)) continue;
     for (const fs::path& part : reachable_parts(p)) {
+      // A private folder itself (the working directory of a run started in /tmp) stays the
+      // case's own, empty: put back, the host's folder would cover the private tmpfs, and be
+      // made writable in its place below.
+      if (is_private(part)) continue;
       const fs::path closed = closed_ancestor(part);
       const bool covered = !closed.empty() && !hidden_by_private(closed);
       if (covered && std::find(covers.begin(), covers.end(), closed) == covers.end()) {
