@@ -8,6 +8,9 @@
 #   held      clean --list --run PID lists a killed run's case workers' tracing instances
 #   kill-all  a reaper whose kill ends the reaper host and the bystanders (kill -9 -1) is said to
 #             be why the case could not go on (run it in `unshare --pid --fork --mount-proc`)
+#   cwd       a run started in /tmp, whose working directory the case sees, leaves the case's
+#             /tmp its own: neither what the case writes there nor its sockets' folder reaches the
+#             host's
 #   contained_test.sh BUILD_BIN_DIR SOURCE_DIR PART
 # shellcheck disable=SC2016 # the shell code and jq given to reapcheck, in single quotes
 set -uo pipefail
@@ -190,6 +193,30 @@ case "$part" in
       ! grep -q "is .* built?" <<<"$reason"
       check "(ledger $ledger) it does not ask whether a helper is built" $?
     done
+    ;;
+  cwd)
+    # The case writes where its sockets' folder is (REAPCHECK_READY_SOCKET's) into a folder it
+    # shares with the host (REAPCHECK_SHARE, which the sandbox's uid may write), and a file of its
+    # own into its /tmp.
+    mkdir "$work/project"
+    mkdir -m 777 "$work/share"
+    chmod 711 "$work"
+    probe=reapcheck-started-in-tmp-$$
+    (cd /tmp && REAPCHECK_SHARE=$work/share "$bin" reproduce --reaper cgroup --dir "$work/project" \
+      --ready-log '^ready$' -- sh -c 'echo "$REAPCHECK_READY_SOCKET" >"$1/socket"; touch "/tmp/$2"
+        echo ready; sleep 100 & wait' sh "$work/share" "$probe" >"$work/out" 2>"$work/err")
+    check "reproduce, started in /tmp" $?
+    socket=$(cat "$work/share/socket" 2>/dev/null)
+    [ -n "$socket" ]
+    check "the case said where its sockets are ($socket)" $?
+    sockets=$(dirname "$socket")
+    case "$sockets" in /tmp/reapcheck-sockets-?*) ! [ -e "$sockets" ] ;; *) false ;; esac
+    check "its sockets' folder $sockets is not on the host" $?
+    [ ! -e "/tmp/$probe" ]
+    check "what it wrote to its /tmp is not on the host" $?
+    # What the case left where it could (before the fix): this test's own, removed.
+    case "$sockets" in /tmp/reapcheck-sockets-?*) rm -rf -- "$sockets" ;; esac
+    rm -f -- "/tmp/$probe"
     ;;
   *)
     echo "contained_test.sh: unknown part '$part'" >&2

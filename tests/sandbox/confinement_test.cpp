@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "harness/sandbox/case_cgroup.h"
 #include "harness/sandbox/cgroup_area.h"
@@ -128,6 +129,46 @@ TEST(Confinement, HostFilesAreReadOnlyAndTemporaryDirectoriesPrivate) {
   EXPECT_FALSE(fs::exists("/tmp/inside"));
   EXPECT_FALSE(fs::exists(scratch.path() / "file")) << "the scratch is a tmpfs of the case's";
   ::unlink(host_file);
+}
+
+// A run started in /tmp (or /var/tmp, /dev/shm) sees its working directory (harness_paths()):
+// that folder stays the case's own tmpfs. Put back, the host's folder covered the private one
+// and was made writable in its place: the case wrote the host's /tmp, and each case's socket
+// folder (/tmp/reapcheck-sockets-*) was left there.
+TEST(Confinement, ATemporaryDirectoryStaysPrivateWhenTheRunStartsInIt) {
+  const std::vector<fs::path> dirs = {"/tmp", "/var/tmp", "/dev/shm"};
+  const std::string name = "reapcheck-started-in-" + std::to_string(::getpid());
+  std::vector<fs::path> host_files;
+  for (const fs::path& dir : dirs) {
+    if (!fs::is_directory(dir) || fs::is_symlink(dir)) continue;
+    host_files.push_back(dir / (name + "-host"));
+    std::ofstream(host_files.back()) << "host";
+  }
+  ScratchDir scratch(Layout::of_running_binary().temp);
+  SandboxOptions o = options();
+  o.scratch = scratch.path();
+  o.visible = dirs;
+  const std::string seen = run(
+      [&] {
+        std::string s;
+        for (const fs::path& host : host_files) {
+          s += host.parent_path().string() + (fs::exists(host) ? ":host-visible" : ":host-hidden");
+          s += std::ofstream(host.parent_path() / (name + "-case")) ? ",writable " : ",unwritable ";
+        }
+        return s;
+      },
+      o);
+  std::string want;
+  for (const fs::path& host : host_files) {
+    want += host.parent_path().string() + ":host-hidden,writable ";
+  }
+  EXPECT_EQ(seen, want);
+  for (const fs::path& host : host_files) {
+    EXPECT_FALSE(fs::exists(host.parent_path() / (name + "-case"))) << "written on the host";
+    std::error_code ec;
+    fs::remove(host.parent_path() / (name + "-case"), ec);
+    fs::remove(host, ec);
+  }
 }
 
 // A project folder (reproduce -- CMD) is seen at its own path, writable as its owner could, and
