@@ -1,0 +1,75 @@
+// Which test a process of a watched suite belongs to, from the chain that started it: each
+// runner's own process per test, the one nearest the command, and none where the runner runs
+// every test in one process.
+#include "harness/engine/watch/test_process.h"
+
+#include <gtest/gtest.h>
+
+namespace reapcheck {
+namespace {
+
+const std::filesystem::path kDir = "/home/u/crate";
+
+TEST(TestProcess, ACargoTestBinaryIsItsTestNamedWithoutItsHash) {
+  const std::vector<ChainLink> chain = {
+      {24, {"perl", "-e", "use POSIX; POSIX::setsid()", "300"}},
+      {22, {"/home/u/crate/target/debug/deps/leaks_its_child-e78235779618fdde"}},
+      {8, {"cargo", "test", "--offline"}}};
+  const TestOf t = test_of(chain, kDir);
+  EXPECT_EQ(t.name, "leaks_its_child");
+  EXPECT_EQ(t.pid, 22);
+  // rustc's own binaries under target/ that are not tests (a build script) have no hash form.
+  EXPECT_EQ(test_of({{30, {"/home/u/crate/target/debug/build/x-1/build-script-build"}},
+                     {8, {"cargo", "test"}}},
+                    kDir)
+                .name,
+            "");
+}
+
+TEST(TestProcess, AProgramCTestRanIsItsTest) {
+  const std::vector<ChainLink> chain = {{16, {}},  // a double fork's middle, gone unread
+                                        {15, {"/home/u/p/build/daemon_test"}},
+                                        {14, {"/home/u/p/build/daemon_test"}},
+                                        {8, {"ctest", "--test-dir", "build"}}};
+  const TestOf t = test_of(chain, "/home/u/p");
+  EXPECT_EQ(t.name, "daemon_test");
+  EXPECT_EQ(t.pid, 14);  // the one ctest started, not its fork
+}
+
+TEST(TestProcess, AFileNodeTestRunsIsItsTestRelativeToTheFolder) {
+  const std::vector<ChainLink> chain = {
+      {42, {"/usr/bin/node", "/home/u/pkg/fixtures/server.js", "/tmp/port"}},
+      {35, {"/usr/bin/node", "--test-reporter=spec", "/home/u/pkg/test/server.test.js"}},
+      {21, {"node", "--test"}},
+      {20, {"sh", "-c", "node --test"}},
+      {8, {"npm", "test"}}};
+  EXPECT_EQ(test_of(chain, "/home/u/pkg").name, "test/server.test.js");
+  // Without a node --test above it, a node script is no test of its own.
+  EXPECT_EQ(test_of({chain[0], chain[1], {8, {"npm", "start"}}}, "/home/u/pkg").name, "");
+}
+
+TEST(TestProcess, AGoTestBinaryIsItsTest) {
+  EXPECT_EQ(
+      test_of({{9, {"sleep", "1"}}, {7, {"/tmp/go-build1/b001/pkg.test"}}, {3, {"go", "test"}}},
+              "/src")
+          .name,
+      "pkg.test");
+}
+
+TEST(TestProcess, OneProcessForEveryTestLeavesEverythingToTheCommand) {
+  const TestOf t = test_of({{53, {"sleep", "300"}}, {8, {"python3", "-m", "unittest"}}}, kDir);
+  EXPECT_EQ(t.name, "");
+  EXPECT_EQ(t.pid, 0);
+}
+
+TEST(TestProcess, ALinkIsNamedByItsProgramAndScript) {
+  EXPECT_EQ(link_name({35, {"/usr/bin/node", "--x", "/a/test/server.test.js"}}),
+            "node server.test.js (pid 35)");
+  EXPECT_EQ(link_name({24, {"perl", "-e", "code\nmore"}}), "perl -e (pid 24)");
+  EXPECT_EQ(link_name({8, {"python3", "-m", "unittest", "discover"}}),
+            "python3 -m unittest (pid 8)");
+  EXPECT_EQ(link_name({15, {}}), "pid 15");
+}
+
+}  // namespace
+}  // namespace reapcheck
