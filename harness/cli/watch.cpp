@@ -114,7 +114,8 @@ int stale_declarations(const ExpectationBook& book, const RunResult& run) {
   const ReaperExpectations* ours = book.find(kSuite);
   if (ours == nullptr) return 0;
   int stale = 0;
-  for (const auto& [test, expectation] : ours->known) {
+  for (const auto& [declared, expectation] : ours->known) {
+    const std::string& test = declared;  // a lambda cannot capture a structured binding (clang)
     if (std::none_of(run.cases.begin(), run.cases.end(),
                      [&](const CaseResult& c) { return c.scenario == test; })) {
       fmt::print(stderr,

@@ -113,6 +113,12 @@ case $what in
     check "a declaration for a test that never ran: exit 1" $?
     grep -q "stale declaration: .*stale.toml declares leak for 'gone_test'" "$work/err"
     check "... naming the file and the test" $?
+    watch_suite p 1 sh -c 'sleep 0.1 & p=$!; wait $p; kill -TERM $p'
+    check "a kill by a pid the command had reaped: exit 1" $?
+    json_holds "$work/p.out/results.json" '.cases | by(.scenario) | .command
+      | (.verdict == "bystander-hit")
+      and any(.signals[]; any(.reached[]; .role == "decoy-on-a-freed-pid"))'
+    check "... a hit on the decoy put on that pid, as a recycled pid would be" $?
     printf 'reaper = "suite"\n[[known]]\nverdict = "leek"\nscenarios = ["command"]\nreason = "x"\n' >"$work/bad.toml"
     run 2 "$bin" watch --dir "$work/p" --expectations "$work/bad.toml" -- sh -c 'echo ran'
     check "a malformed expectations file: exit 2" $?

@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <limits>
 
 #include "harness/engine/census/activity.h"
+#include "harness/engine/census/pid_namespace.h"
 #include "harness/engine/ledger/signal_call.h"
 #include "harness/model/text.h"
 #include "reaper/os/deadline.h"
@@ -241,6 +243,7 @@ void SignalLedger::answer(const Taken& taken, bool unsettled) {
     if (!reaper_signalled_) gone_before_ = census_.dead_members(released_ever_);
     reaper_signalled_ = true;
   }
+  place_stray_decoy(call, sig, taken.sender);
   SignalRecord record;
   try {
     record = resolve_signal_call(call, taken.sender, census_);
@@ -272,6 +275,26 @@ void SignalLedger::answer(const Taken& taken, bool unsettled) {
   response.id = call.id;
   response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
   ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response);
+}
+
+void SignalLedger::set_stray_decoys(std::function<bool(pid_t)> place) {
+  const std::lock_guard lock(decoy_mutex_);
+  place_decoy_ = std::move(place);
+}
+
+void SignalLedger::place_stray_decoy(const seccomp_notif& call, int sig, const Party& sender) {
+  const std::lock_guard lock(decoy_mutex_);
+  if (!place_decoy_ || sig == 0 || !reapers_side(sender)) return;
+  if (call.data.nr != SYS_kill && call.data.nr != SYS_rt_sigqueueinfo) return;
+  // Ids as the sender wrote them are ours only when it shares our PID namespace.
+  if (pid_namespace_of(static_cast<pid_t>(call.pid)) != own_pid_namespace()) return;
+  const int id = static_cast<int>(call.data.args[0]);
+  if (id == 0 || id == -1 || id == std::numeric_limits<int>::min()) return;
+  const pid_t target = id > 0 ? id : -id;
+  // Nothing at all there: no process (a zombie keeps its id) and, for a group, no member.
+  if (::access(fmt::format("/proc/{}", target).c_str(), F_OK) == 0) return;
+  if (id < 0 && !census_.with_id(target).empty()) return;
+  place_decoy_(target);
 }
 
 void SignalLedger::release_held_leftovers() {

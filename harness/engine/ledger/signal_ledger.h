@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -76,6 +77,13 @@ class SignalLedger {
   // the reaper's next calls wait for in turn.
   void race_staged(const std::vector<pid_t>& released);
 
+  // `reapcheck watch`: from now on, a kill() of the reaper's side by number, aimed at a pid or
+  // group where nothing at all lives (a stale id), first has `place` put a decoy there, as a
+  // recycled id would hold some other process in production: the call then reaches it, a hit
+  // on a process the sender never started, where without it the call would be only stray.
+  // Empty: no more decoys; it returns once no placement is under way.
+  void set_stray_decoys(std::function<bool(pid_t)> place);
+
  private:
   bool reached(pid_t pid, bool or_kernel) const;
   // A process a recorded call reached, which that call may have set dying.
@@ -110,6 +118,8 @@ class SignalLedger {
   // Once the return is noted, the leftovers' held calls go their way (serving thread).
   void release_held_leftovers();
   void answer(const Taken& taken, bool unsettled);
+  // set_stray_decoys()'s decoy, when `call` is such a kill (serving thread).
+  void place_stray_decoy(const seccomp_notif& call, int sig, const Party& sender);
   // One look at the candidates: those that have settled are dropped (with, for those that died,
   // the members their death may take along added in their place). True when none is left: what
   // the recorded calls set in motion is over — handlers run, deaths done, the dead reaped where
@@ -142,6 +152,8 @@ class SignalLedger {
   Census& census_;
   HoldClock* const hold_;
   mutable std::mutex mutex_;
+  std::mutex decoy_mutex_;  // held while a decoy is placed
+  std::function<bool(pid_t)> place_decoy_;
   std::vector<std::pair<Clock::time_point, SignalRecord>> records_;  // in time order
   const std::optional<KernelSignalFeed> kernel_;
   std::string kernel_partial_;  // the serving thread's: a feed line not yet whole

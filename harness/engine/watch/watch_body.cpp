@@ -28,6 +28,8 @@ constexpr std::chrono::milliseconds kSyncBound{2000};
 // terminal, as a CI runner starts a step (pgroup's spawn gives it the seed's PTY, whose hang-up
 // at the command's exit would end what it just started). It is never asked to kill anything.
 constexpr std::string_view kSpawner = "proc-pidfd";
+// The bystander a kill by a stale pid meets (SignalLedger::set_stray_decoys).
+constexpr std::string_view kDecoy = "decoy-on-a-freed-pid";
 
 // The suite's processes as the kernel's fork events tell them, and the test each belongs to.
 // The host's children are the command and the sibling agent (a bystander): a birth line that
@@ -244,6 +246,11 @@ void run_command(CaseContext& ctx, std::chrono::milliseconds timeout, WatchObser
   reaper::ProcInfo command;
   command.pid = command.pgid = command.sid = spawned.agent;
   ctx.bystander_watch->note_attributes();
+  if (ctx.ledger) {
+    // A kill by a stale pid meets a process, as it would in production once the pid is reused.
+    ctx.ledger->set_stray_decoys(
+        [&ctx](pid_t pid) { return ctx.bystanders->try_place_decoy(pid, std::string(kDecoy)); });
+  }
   const auto started = Clock::now();
   const Orchestrator::Reply ended = host->wait_agent_exit(started + timeout);
   out.command_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
@@ -254,6 +261,12 @@ void run_command(CaseContext& ctx, std::chrono::milliseconds timeout, WatchObser
   }
   out.exit_code = ended.exit_code;
   out.exit_signal = ended.exit_signal;
+  if (ctx.ledger) {
+    // A leftover's calls, held until the command's end (its "return"), go their way; no more
+    // decoys then: the bystanders are read from here on.
+    ctx.ledger->release_after_return();
+    ctx.ledger->set_stray_decoys({});
+  }
   if (!ctx.kernel_signals_seen) {
     setup_failed(
         "watch needs the kernel's fork events to tell the command's processes by lineage "
