@@ -106,7 +106,7 @@ case "$what" in
       -- shimmed-server
     "$bin" run -- true >"$work/out" 2>&1
     [ $? -eq 2 ] || fail "run -- true: not a usage error"
-    expect_in "$work/out" "only 'reproduce' takes a command after '--'"
+    expect_in "$work/out" "only 'reproduce' and 'watch' take a command after '--'"
     ;;
   graceful)
     # A server whose shutdown after SIGTERM keeps it busy 1.5 s, past the 1 s settle period (as
