@@ -1,4 +1,6 @@
 // reapcheck-bystander ROLE [ARGS...]
+// NAME ARGS... with REAPCHECK_BYSTANDER_ROLE=ROLE (run through a link called NAME: a namesake of
+// a program, whose name and command line are that program's)
 //
 // A process no reaper may touch. It records every catchable signal it receives — signal, the
 // sender's pid, si_code and a monotonic time — as one line appended to REAPCHECK_SIGNAL_LOG,
@@ -62,7 +64,9 @@ int fd_from_env(const char* name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
+  const char* role = std::getenv("REAPCHECK_BYSTANDER_ROLE");
+  if (role == nullptr && argc >= 2) role = argv[1];
+  if (role == nullptr) {
     const char usage[] = "usage: reapcheck-bystander ROLE [ARGS...]\n";
     (void)!::write(2, usage, sizeof usage - 1);
     return 2;
@@ -92,10 +96,10 @@ int main(int argc, char** argv) {
     char line[96] = "ready ";
     char* p = put(line + 6, ::getpid());
     *p++ = ' ';
-    size_t role = std::strlen(argv[1]);
-    if (role > 64) role = 64;
-    std::memcpy(p, argv[1], role);
-    p += role;
+    size_t length = std::strlen(role);
+    if (length > 64) length = 64;
+    std::memcpy(p, role, length);
+    p += length;
     *p++ = '\n';
     (void)!::write(ready, line, static_cast<size_t>(p - line));
     ::close(ready);

@@ -119,6 +119,11 @@ case $what in
       | (.verdict == "bystander-hit")
       and any(.signals[]; any(.reached[]; .role == "decoy-on-a-freed-pid"))'
     check "... a hit on the decoy put on that pid, as a recycled pid would be" $?
+    watch_suite p 1 sh -c 'pkill -x sh; exit 0'
+    check "a kill by the command's own name: exit 1" $?
+    json_holds "$work/p.out/results.json" '.cases | by(.scenario) | .command
+      | (.verdict == "bystander-hit") and any(.bystanders_hit[]; .role == "namesake")'
+    check "... a hit on the namesake, the bystander named as the command is" $?
     printf 'reaper = "suite"\n[[known]]\nverdict = "leek"\nscenarios = ["command"]\nreason = "x"\n' >"$work/bad.toml"
     run 2 "$bin" watch --dir "$work/p" --expectations "$work/bad.toml" -- sh -c 'echo ran'
     check "a malformed expectations file: exit 2" $?

@@ -57,13 +57,21 @@ std::vector<std::string> Bystanders::env() const {
 Bystanders::Launch Bystanders::launch(const std::string& role,
                                       const std::vector<std::string>& extra,
                                       const std::filesystem::path& cwd, bool own_session) const {
+  std::vector<std::string> argv = {helper_, role};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return launch_as(helper_, argv, {}, cwd, own_session);
+}
+
+Bystanders::Launch Bystanders::launch_as(std::string program, const std::vector<std::string>& argv,
+                                         const std::vector<std::string>& more_env,
+                                         const std::filesystem::path& cwd, bool own_session) const {
   Launch l;
-  l.strings = {helper_, role};
-  l.strings.insert(l.strings.end(), extra.begin(), extra.end());
-  const size_t args = l.strings.size();
+  l.program = std::move(program);
+  l.strings = argv;
   for (auto& e : env()) l.strings.push_back(std::move(e));
+  l.strings.insert(l.strings.end(), more_env.begin(), more_env.end());
   for (size_t i = 0; i < l.strings.size(); ++i) {
-    (i < args ? l.argv : l.envp).push_back(l.strings[i].data());
+    (i < argv.size() ? l.argv : l.envp).push_back(l.strings[i].data());
   }
   l.argv.push_back(nullptr);
   l.envp.push_back(nullptr);
@@ -80,7 +88,7 @@ void Bystanders::exec_helper(const Launch& l, int settled_fd) const {
   ::fcntl(ready_.writer(), F_SETFD, 0);
   const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);  // the dup2 copies are what stay
   ::dup2(null_fd, 0);
-  ::execve(l.argv[0], l.argv.data(), l.envp.data());
+  ::execve(l.program.c_str(), l.argv.data(), l.envp.data());
   ::_exit(127);
 }
 
@@ -111,7 +119,21 @@ void Bystanders::await_begun(Clock::time_point deadline) {
 
 pid_t Bystanders::begin(const std::string& role, const std::vector<std::string>& extra_args,
                         const std::filesystem::path& cwd, bool own_session) {
-  const Launch l = launch(role, extra_args, cwd, own_session);
+  return start_launched(launch(role, extra_args, cwd, own_session), role);
+}
+
+pid_t Bystanders::begin_namesake(const std::string& role, const std::vector<std::string>& command,
+                                 const std::filesystem::path& cwd) {
+  const std::filesystem::path link = cwd / std::filesystem::path(command.front()).filename();
+  std::filesystem::create_directories(cwd);
+  std::filesystem::create_symlink(helper_, link);
+  std::vector<std::string> argv = command;
+  argv.front() = link.filename().string();  // as a shell that found it in PATH would give it
+  return start_launched(
+      launch_as(link.string(), argv, {"REAPCHECK_BYSTANDER_ROLE=" + role}, cwd, true), role);
+}
+
+pid_t Bystanders::start_launched(const Launch& l, const std::string& role) {
   pid_t pid;
   {
     init::BlockChildSignals block;

@@ -47,6 +47,14 @@ class Bystanders final : public BystanderWatch {
               const std::filesystem::path& cwd, bool own_session);
   void await_begun(Clock::time_point deadline) override;
 
+  // Starts, as begin() does, a bystander that looks like `command` run from `cwd` (a fresh folder
+  // of the case's): its name the command's program's and its command line the command itself,
+  // so that a kill by name (`pkill cargo`, `killall node`, `pkill -f 'npm test'`) reaches it.
+  // The helper is run through a link in `cwd` named as the program: the kernel names a process
+  // after the file it executes.
+  pid_t begin_namesake(const std::string& role, const std::vector<std::string>& command,
+                       const std::filesystem::path& cwd);
+
   // One attempt to start a decoy on exactly `pid`, leading its own session and group (so it
   // also holds `pid` as a process-group id). False while the pid is still taken.
   bool try_place_decoy(pid_t pid, const std::string& role) override;
@@ -91,14 +99,21 @@ class Bystanders final : public BystanderWatch {
   // Everything a new bystander's exec needs, built before the fork: the child of a process with
   // a second thread (the signal ledger's) may not allocate before exec.
   struct Launch {
+    std::string program;               // what is executed
     std::vector<std::string> strings;  // argv then environment
     std::vector<char*> argv;
     std::vector<char*> envp;
     std::string cwd;
     bool own_session = false;
   };
+  // The helper as `role` (its first argument), `extra` after it.
   Launch launch(const std::string& role, const std::vector<std::string>& extra,
                 const std::filesystem::path& cwd, bool own_session) const;
+  // `program` run with `argv` and the helpers' environment and `env`.
+  Launch launch_as(std::string program, const std::vector<std::string>& argv,
+                   const std::vector<std::string>& env, const std::filesystem::path& cwd,
+                   bool own_session) const;
+  pid_t start_launched(const Launch& l, const std::string& role);
   // In the forked child: its session (if asked), then exec. `settled_fd`, when given, is closed
   // once the session and group are in place, which its parent waits for.
   [[noreturn]] void exec_helper(const Launch& launch, int settled_fd = -1) const;

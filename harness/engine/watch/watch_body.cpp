@@ -28,6 +28,8 @@ constexpr std::chrono::milliseconds kSyncBound{2000};
 // terminal, as a CI runner starts a step (pgroup's spawn gives it the seed's PTY, whose hang-up
 // at the command's exit would end what it just started). It is never asked to kill anything.
 constexpr std::string_view kSpawner = "proc-pidfd";
+// The bystander that looks like the command itself (Bystanders::begin_namesake).
+constexpr std::string_view kNamesake = "namesake";
 // The bystander a kill by a stale pid meets (SignalLedger::set_stray_decoys).
 constexpr std::string_view kDecoy = "decoy-on-a-freed-pid";
 
@@ -239,6 +241,12 @@ void run_command(CaseContext& ctx, std::chrono::milliseconds timeout, WatchObser
     return made;
   };
   start_bystanders(ctx);
+  // Beside the look-alike in the folder, one that looks like the command itself (`cargo test`,
+  // named cargo): a kill by the command's name or command line reaches it. Both are up before
+  // the command starts, whatever the scheduler does.
+  ctx.bystanders->begin_namesake(std::string(kNamesake), ctx.scenario.agent->command,
+                                 ctx.scratch / "namesake");
+  ctx.bystanders->await_begun(ctx.setup_deadline);
   const Spawned spawned = spawn_agent(ctx);
   parts.of({}).missing_evidence = spawned.missing_evidence;
   // The command's ids, for how a leak got out of its reach: as spawned (a session of its own),
