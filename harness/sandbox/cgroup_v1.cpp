@@ -1,8 +1,11 @@
 #include "harness/sandbox/cgroup_v1.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 
+#include "harness/sandbox/owned_dir.h"
 #include "reaper/os/read_file.h"
 
 namespace reapcheck {
@@ -31,6 +34,20 @@ std::string own_v1_group(std::string_view controller) {
     if (at != std::string::npos) return line.substr(at + key.size());
   }
   return {};
+}
+
+int reclaim_v1_groups(const std::string& parent, std::string_view prefix) {
+  if (parent.empty()) return 0;
+  int removed = 0;
+  for (const OwnedDir& group : OwnedDir::abandoned(parent, prefix)) {
+    removed += ::rmdir(group.path().c_str()) == 0 ? 1 : 0;  // a killed run's case dies with it
+  }
+  return removed;
+}
+
+std::vector<HostItem> list_v1_groups(const std::string& parent, std::string_view prefix) {
+  if (parent.empty()) return {};
+  return OwnedDir::list(parent, prefix);
 }
 
 }  // namespace reapcheck

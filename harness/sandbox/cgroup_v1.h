@@ -5,6 +5,9 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "harness/sandbox/host_item.h"
 
 namespace reapcheck {
 
@@ -14,5 +17,11 @@ std::string v1_mount(std::string_view controller);
 // This process's group in the v1 hierarchy of `controller` ("/a/b"; "N:controller:/a/b" in
 // /proc/self/cgroup); empty when it is in none.
 std::string own_v1_group(std::string_view controller);
+
+// The groups `prefix`* in `parent` (owned_dir.h) that killed runs left, removed; how many. None
+// when `parent` is empty (no v1 hierarchy of ours).
+int reclaim_v1_groups(const std::string& parent, std::string_view prefix);
+// Every group `prefix`* in `parent`, held or left: what reclaim_v1_groups() looks at.
+std::vector<HostItem> list_v1_groups(const std::string& parent, std::string_view prefix);
 
 }  // namespace reapcheck

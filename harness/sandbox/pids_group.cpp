@@ -56,19 +56,11 @@ PidsGroup::PidsGroup(int limit) {
 }
 
 int PidsGroup::reclaim_abandoned() {
-  const std::string parent = parent_group();
-  if (parent.empty()) return 0;
-  int removed = 0;
-  for (const OwnedDir& group : OwnedDir::abandoned(parent, kPrefix)) {
-    removed += ::rmdir(group.path().c_str()) == 0 ? 1 : 0;  // a killed run's case dies with it
-  }
-  return removed;
+  return reclaim_v1_groups(parent_group(), kPrefix);
 }
 
 std::vector<HostItem> PidsGroup::list() {
-  const std::string parent = parent_group();
-  if (parent.empty()) return {};
-  return OwnedDir::list(parent, kPrefix);
+  return list_v1_groups(parent_group(), kPrefix);
 }
 
 PidsGroup::~PidsGroup() {
