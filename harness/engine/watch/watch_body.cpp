@@ -191,11 +191,11 @@ void mark_other_tests(SignalRecord& rec, const std::string& test, const Lineage&
   }
 }
 
-void add_signals(CaseContext& ctx, const Lineage& lineage, Clock::time_point epoch, Parts& parts,
-                 std::vector<std::string>& missing) {
+void add_signals(CaseContext& ctx, const Lineage& lineage, Clock::time_point epoch, Parts& parts) {
   if (!ctx.ledger) return;
   if (!ctx.ledger->sync_kernel(Clock::now() + kSyncBound)) {
-    missing.push_back("signals the kernel generated in the last moments, which did not arrive");
+    parts.of({}).missing_evidence.emplace_back(
+        "signals the kernel generated in the last moments, which did not arrive");
   }
   std::vector<SignalRecord> all = ctx.ledger->records(epoch);
   for (SignalRecord& rec : all) {
@@ -249,6 +249,13 @@ void run_command(CaseContext& ctx, std::chrono::milliseconds timeout, WatchObser
   ctx.bystanders->await_begun(ctx.setup_deadline);
   const Spawned spawned = spawn_agent(ctx);
   parts.of({}).missing_evidence = spawned.missing_evidence;
+  // Refused at once rather than after the whole suite: the sandbox's end ends the command.
+  if (!ctx.kernel_signals_seen) {
+    setup_failed(
+        "watch needs the kernel's fork events to tell the command's processes by lineage "
+        "(root, tracefs, the initial PID namespace): " +
+        fmt::format("{}", fmt::join(spawned.missing_evidence, "; ")));
+  }
   // The command's ids, for how a leak got out of its reach: as spawned (a session of its own),
   // whether or not it is still there to read.
   reaper::ProcInfo command;
@@ -263,8 +270,9 @@ void run_command(CaseContext& ctx, std::chrono::milliseconds timeout, WatchObser
   const Orchestrator::Reply ended = host->wait_agent_exit(started + timeout);
   out.command_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   if (ended.status != Orchestrator::Reply::Status::ok) {
-    setup_failed(ended.waited_out ? fmt::format("the command did not end within {} s (--timeout){}",
-                                                timeout.count() / 1000, ctx.log_tail())
+    // Its output went to the user as it came: nothing of it to repeat here.
+    setup_failed(ended.waited_out ? fmt::format("the command did not end within {} s (--timeout)",
+                                                timeout.count() / 1000)
                                   : ended.error);
   }
   out.exit_code = ended.exit_code;
@@ -275,17 +283,11 @@ void run_command(CaseContext& ctx, std::chrono::milliseconds timeout, WatchObser
     ctx.ledger->release_after_return();
     ctx.ledger->set_stray_decoys({});
   }
-  if (!ctx.kernel_signals_seen) {
-    setup_failed(
-        "watch needs the kernel's fork events to tell the command's processes by lineage "
-        "(root, tracefs, the initial PID namespace): " +
-        fmt::format("{}", fmt::join(spawned.missing_evidence, "; ")));
-  }
   ctx.ledger->sync_kernel(Clock::now() + kSyncBound);
   const Lineage lineage(ctx.census, *ctx.bystanders, spawned.agent, host->pid(), ctx.worktree);
   add_tests(ctx, lineage, parts);
   add_leaks(ctx, lineage, command, host->pid(), parts);
-  add_signals(ctx, lineage, started, parts, parts.of({}).missing_evidence);
+  add_signals(ctx, lineage, started, parts);
 }
 
 }  // namespace
