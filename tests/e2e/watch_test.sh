@@ -2,8 +2,9 @@
 # `reapcheck watch -- CMD` on the real suites of tests/watch/ (a cargo crate, a CMake project, an
 # npm package, a Python unittest suite), each copied to a scratch folder and built there: the
 # leaking test and its escaped child named, the pkill -f test's hit on the look-alike, the clean
-# tests clean and a clean-only run exiting 0; and watch's own input: exit codes, expectations.
-#   watch_test.sh BUILD_BIN_DIR SOURCE_DIR rust|cmake|npm|python|input
+# tests clean and a clean-only run exiting 0; a test killing another test's process a hit; and
+# watch's own input: exit codes, expectations, the decoy and the namesake.
+#   watch_test.sh BUILD_BIN_DIR SOURCE_DIR rust|cmake|npm|python|cross|input
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$(dirname "$0")/lib/common.sh" && e2e_setup "$1" "$2"
 what=$3
@@ -90,6 +91,19 @@ case $what in
     check "one process for every test: the leak is the command's, sleep 300 in a session of its own" $?
     watch_suite python-suite 0 python3 -m unittest discover -s tests -p test_clean.py
     check "the clean test alone: exit 0" $?
+    ;;
+  cross)
+    copy cross-test
+    cmake -S "$work/cross-test" -B "$work/cross-test/build" >"$work/build.log" 2>&1
+    check "the project configures" $?
+    watch_suite cross-test 1 ctest --test-dir build
+    check "ctest under watch: exit 1 (a hit)" $?
+    r=$work/cross-test.out/results.json
+    [ "$(verdict "$r" stops.sh)" = bystander-hit ] && [ "$(verdict "$r" starts.sh)" = pass ]
+    check "stops.sh, which killed starts.sh's sleep: bystander-hit; starts.sh: pass" $?
+    json_holds "$r" '.cases | by(.scenario) | .["stops.sh"].signals
+      | any(any(.reached[]; .kind == "bystander" and (.role | like("^starts.sh.s sleep"))))'
+    check "... the signal's target named as the other test's process" $?
     ;;
   input)
     mkdir "$work/p"

@@ -36,6 +36,12 @@ TEST(TestProcess, AProgramCTestRanIsItsTest) {
   EXPECT_EQ(t.pid, 14);  // the one ctest started, not its fork
 }
 
+TEST(TestProcess, AScriptCTestRanIsItsTestByTheScriptsName) {
+  const std::vector<ChainLink> chain = {{13, {"/bin/sh", "/home/u/p/stops.sh", "/home/u/p/pid"}},
+                                        {8, {"ctest", "--test-dir", "build"}}};
+  EXPECT_EQ(test_of(chain, "/home/u/p").name, "stops.sh");
+}
+
 TEST(TestProcess, AFileNodeTestRunsIsItsTestRelativeToTheFolder) {
   const std::vector<ChainLink> chain = {
       {42, {"/usr/bin/node", "/home/u/pkg/fixtures/server.js", "/tmp/port"}},
@@ -69,6 +75,8 @@ TEST(TestProcess, ALinkIsNamedByItsProgramAndScript) {
   EXPECT_EQ(link_name({8, {"python3", "-m", "unittest", "discover"}}),
             "python3 -m unittest (pid 8)");
   EXPECT_EQ(link_name({15, {}}), "pid 15");
+  // A program whose name only starts like an interpreter's is named by itself.
+  EXPECT_EQ(link_name({16, {"/usr/bin/shellcheck", "x.sh"}}), "shellcheck (pid 16)");
 }
 
 }  // namespace

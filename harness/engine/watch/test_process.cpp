@@ -65,6 +65,22 @@ std::string relative_to(const std::string& file, const fs::path& dir) {
   return rel.empty() || rel.native().rfind("..", 0) == 0 ? file : rel.string();
 }
 
+// What an interpreter runs: its script's file name, or "-e"/"-c" for code on its command line,
+// "-m MODULE" for a module; empty for a program that is no interpreter, or one given nothing.
+std::string interpreted(const std::vector<std::string>& argv) {
+  // python3, python3.11, perl5.36, nodejs: not nodemon, not shellcheck.
+  static const std::regex kInterpreter("(perl|python|node|nodejs|sh|bash|dash|ruby)[0-9.]*");
+  if (!std::regex_match(base(argv), kInterpreter)) return {};
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a == "-e" || a == "-c" || a == "-m") {
+      return a + (a == "-m" && i + 1 < argv.size() ? " " + argv[i + 1] : "");
+    }
+    if (a.rfind('-', 0) != 0) return fs::path(a).filename().string();
+  }
+  return {};
+}
+
 // The test `chain[i]` is the process of, or empty.
 std::string test_name(const std::vector<ChainLink>& chain, size_t i, const fs::path& dir) {
   const auto& argv = chain[i].argv;
@@ -72,7 +88,11 @@ std::string test_name(const std::vector<ChainLink>& chain, size_t i, const fs::p
   if (ends_with(base(argv), ".test")) return base(argv);
   if (i + 1 >= chain.size()) return {};
   const auto& parent = chain[i + 1].argv;
-  if (base(parent) == "ctest" && !argv.empty()) return base(argv);
+  if (base(parent) == "ctest" && !argv.empty()) {
+    // A script CTest runs is its interpreter's process: the script names it.
+    const std::string script = interpreted(argv);
+    return script.empty() || script.front() == '-' ? base(argv) : script;
+  }
   if (is_node(argv) && !runs_node_tests(argv)) {
     const bool below_runner =
         std::any_of(chain.begin() + static_cast<long>(i) + 1, chain.end(),
@@ -98,19 +118,7 @@ TestOf test_of(const std::vector<ChainLink>& chain, const fs::path& dir) {
 std::string link_name(const ChainLink& link) {
   if (link.argv.empty()) return fmt::format("pid {}", link.pid);
   std::string name = base(link.argv);
-  static constexpr std::array kInterpreters{"perl", "python", "node", "sh", "bash", "ruby"};
-  const bool interpreter = std::any_of(kInterpreters.begin(), kInterpreters.end(),
-                                       [&](const char* i) { return name.rfind(i, 0) == 0; });
-  for (size_t i = 1; interpreter && i < link.argv.size(); ++i) {
-    const std::string& a = link.argv[i];
-    if (a == "-e" || a == "-c" || a == "-m") {  // code or a module, not a script file
-      name += " " + a + (a == "-m" && i + 1 < link.argv.size() ? " " + link.argv[i + 1] : "");
-      break;
-    }
-    if (a.rfind('-', 0) == 0) continue;
-    name += " " + fs::path(a).filename().string();
-    break;
-  }
+  if (const std::string run = interpreted(link.argv); !run.empty()) name += " " + run;
   return fmt::format("{} (pid {})", name, link.pid);
 }
 
