@@ -63,8 +63,10 @@ void Census::claim_orphans_until_kill(bool claim) {
 
 void Census::note_birth(pid_t parent, pid_t child) {
   // Read before the lock: the parent may exit meanwhile, and then keeps the last name it had.
-  std::vector<std::string> argv =
-      reaper::parse_cmdline(reaper::read_file("/proc/" + std::to_string(parent) + "/cmdline"));
+  std::vector<std::string> argv;
+  if (keep_names_) {
+    argv = reaper::parse_cmdline(reaper::read_file("/proc/" + std::to_string(parent) + "/cmdline"));
+  }
   const std::lock_guard lock(mutex_);
   if (!argv.empty()) forked_as_[parent] = std::move(argv);
   const bool reborn = births_.count(child) != 0;

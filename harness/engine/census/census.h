@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -47,9 +48,13 @@ class Census {
   std::optional<pid_t> born_of(pid_t pid) const;
   // Every birth the fork events recorded: child → the process that forked it.
   std::map<pid_t, pid_t> births() const;
+  // From now on, each fork event also reads what its parent runs (forked_as()): `watch` names the
+  // chain that started a leak from it. Off otherwise: a fork storm's thousands of events would
+  // each read /proc for nothing.
+  void keep_forkers_names() { keep_names_ = true; }
   // What `pid` ran when it last forked (its argv, read as its fork event arrived): the name of a
   // process that has exited since, for the chain that started a process of `watch`; empty when
-  // it never forked or could not be read.
+  // it never forked, could not be read, or keep_forkers_names() was not asked for.
   std::vector<std::string> forked_as(pid_t pid) const;
   // Whether the kernel's fork events show `pid` forked on the reaper's side, all the way up: by
   // the reaper host or a registered process of the reaper's, through no member and no
@@ -112,6 +117,7 @@ class Census {
   std::map<pid_t, Known> reapers_;
   std::map<pid_t, pid_t> births_;                        // child → the process that forked it
   std::map<pid_t, std::vector<std::string>> forked_as_;  // parent → its argv at its last fork
+  std::atomic<bool> keep_names_{false};
 };
 
 // Whether a process of parent `ppid` and session `sid` is one the death of `dead` (of session

@@ -240,6 +240,7 @@ void run_command(CaseContext& ctx, std::chrono::milliseconds timeout, WatchObser
     host = made.get();
     return made;
   };
+  ctx.census.keep_forkers_names();  // for the chains that started the leaks
   start_bystanders(ctx);
   // Beside the look-alike in the folder, one that looks like the command itself (`cargo test`,
   // named cargo): a kill by the command's name or command line reaches it. Both are up before
