@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
+#include <exception>
 #include <fstream>
 #include <sstream>
 
-#include "harness/sandbox/owned_dir.h"
 #include "reaper/os/read_file.h"
 
 namespace reapcheck {
@@ -34,6 +34,15 @@ std::string own_v1_group(std::string_view controller) {
     if (at != std::string::npos) return line.substr(at + key.size());
   }
   return {};
+}
+
+std::optional<OwnedDir> new_v1_group(const std::string& parent, std::string_view prefix) {
+  if (parent.empty()) return std::nullopt;
+  try {
+    return OwnedDir(parent, prefix);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 int reclaim_v1_groups(const std::string& parent, std::string_view prefix) {

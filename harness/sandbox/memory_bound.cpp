@@ -69,13 +69,8 @@ int oom_kills_in(const std::string& events) {
 }
 
 MemoryGroup::MemoryGroup(std::uint64_t limit) {
-  const std::string parent = parent_group();
-  if (parent.empty()) return;
-  try {
-    dir_.emplace(parent, kPrefix);
-  } catch (const std::exception&) {
-    return;  // not ours to write: no v1 bound
-  }
+  dir_ = new_v1_group(parent_group(), kPrefix);
+  if (!dir_) return;
   const std::string group = dir_->path().string();
   try {
     reaper::write_file(group + "/memory.limit_in_bytes", std::to_string(limit));
