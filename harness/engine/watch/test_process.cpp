@@ -35,8 +35,8 @@ std::string cargo_test(const std::vector<std::string>& argv) {
 }
 
 bool is_node(const std::vector<std::string>& argv) {
-  const std::string b = base(argv);
-  return b == "node" || b == "nodejs" || b.rfind("node", 0) == 0;
+  static const std::regex kNode("(node|nodejs)[0-9.]*");  // not nodemon
+  return std::regex_match(base(argv), kNode);
 }
 
 bool runs_node_tests(const std::vector<std::string>& argv) {

@@ -68,8 +68,7 @@ WatchObservation watch_in_sandbox(const Scenario& scenario, const CaseOptions& o
   ScratchDir scratch(options.layout.temp);
   CaseOptions inside = options;
   inside.command_output_fd = relay.writer();
-  const Scenario* job_scenario = &scenario;
-  const CaseJob job{job_scenario};
+  const CaseJob job{&scenario};
   const SandboxOutcome outcome = run_in_sandbox(
       [&] {
         CaseOptions ours = inside;
