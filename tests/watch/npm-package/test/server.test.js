@@ -1,33 +1,29 @@
-// Leaves a server: spawns fixtures/server.js detached (a session of its own), stdio 'ignore',
-// waits until it listens and answers, then unref()s it and returns. The test passes; the server
-// goes on listening on its port, orphaned, until it exits by itself after 300 s.
+// Leaves a server: spawns fixtures/server.js detached (a session of its own), with no stdio of
+// the test's, reads the port it listens on from a pipe the server closes once it has written it,
+// checks that it answers, then unref()s it and returns. The test passes; the server goes on
+// listening on its port, orphaned, until it exits by itself after 300 s.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');
-const fs = require('node:fs');
 const net = require('node:net');
-const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// Everything `stream` carries, once its writer has closed it.
+const readAll = (stream) =>
+  new Promise((resolve, reject) => {
+    let text = '';
+    stream.on('data', (chunk) => { text += chunk; });
+    stream.on('end', () => resolve(text));
+    stream.on('error', reject);
+  });
 
 test('starts a detached server and leaves it running', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reapcheck-watch-npm-'));
-  const portFile = path.join(dir, 'port');
-  const server = spawn(process.execPath, [path.join(__dirname, '..', 'fixtures', 'server.js'), portFile], {
+  const server = spawn(process.execPath, [path.join(__dirname, '..', 'fixtures', 'server.js')], {
     detached: true,
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
   });
-  let port;
-  try {
-    for (let i = 0; i < 200 && port === undefined; i++) {
-      if (fs.existsSync(portFile)) port = Number(fs.readFileSync(portFile, 'utf8'));
-      else await sleep(25);
-    }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  const port = Number(await readAll(server.stdio[3]));
   assert.ok(port > 0, 'the server told its port');
   const reply = await new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
