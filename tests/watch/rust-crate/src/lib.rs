@@ -72,3 +72,17 @@ pub fn with_sigterm_ignored<T>(f: impl FnOnce() -> T) -> T {
     unsafe { signal(SIGTERM, old) };
     out
 }
+
+/// Panics unless this runs where a `pkill -f` can reach only its own run: in reapcheck's sandbox
+/// (PID 1 "reapcheck case runner") or in run-bare.sh's namespace (PID 1 the script). Run bare on
+/// a host, kills_by_folder's pkill would end every process whose command line holds the folder.
+pub fn require_a_namespace_of_its_own() {
+    let init = std::fs::read("/proc/1/cmdline").unwrap_or_default();
+    let init = String::from_utf8_lossy(&init);
+    assert!(
+        init.contains("reapcheck case runner") || init.contains("run-bare.sh"),
+        "this test runs `pkill -f <its folder>`: run it under `reapcheck watch` or \
+         tests/watch/run-bare.sh, never on the host (PID 1 here: {})",
+        init.replace('\0', " ")
+    );
+}

@@ -3,9 +3,13 @@
 //! with it every other process whose command line holds the folder's path: a look-alike
 //! bystander (an editor, a dev server, another checkout's agent) is hit too. The test binary
 //! itself lives under target/ in that folder, so it matches its own pattern: it ignores SIGTERM
-//! around the pkill, as an orchestrator running inside the folder must.
+//! around the pkill, as an orchestrator running inside the folder must. It refuses to run
+//! anywhere but reapcheck's sandbox or run-bare.sh's namespace, where the pkill reaches nothing
+//! else.
 
-use reapcheck_watch_crate::{spawn_setsid_child, with_sigterm_ignored, SIGTERM, SLEEP_SECS};
+use reapcheck_watch_crate::{
+    require_a_namespace_of_its_own, spawn_setsid_child, with_sigterm_ignored, SIGTERM, SLEEP_SECS,
+};
 use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
 
@@ -13,6 +17,7 @@ const FOLDER: &str = env!("CARGO_MANIFEST_DIR");
 
 #[test]
 fn kills_by_folder() {
+    require_a_namespace_of_its_own();
     let (mut child, _pid) = spawn_setsid_child(SLEEP_SECS, &[FOLDER, "kills_by_folder"]);
     let pkill = with_sigterm_ignored(|| {
         Command::new("pkill")
