@@ -56,6 +56,11 @@ class FakeProcesses final : public Processes {
     bool dying = false;              // exiting: lives_on() says no until it has
     bool dies_when_watched = false;  // exits as the audit first asks where it is
     Activity activity = Activity::settled;
+    // Read as settled, it has run by the second look at its threads (woken by a thread read
+    // after it) and exits then.
+    bool runs_after_first_look = false;
+    unsigned long long switches = 0;  // the times it left a CPU
+    int looks = 0;                    // at its threads
     // Its pids from the outermost PID namespace in, as /proc/<pid>/status's NSpid gives them;
     // empty: in the case's namespace only.
     std::string nspid;
@@ -114,6 +119,19 @@ class FakeProcesses final : public Processes {
       return Activity::dying;
     }
     return p.dying ? Activity::dying : p.activity;
+  }
+  ThreadRuns thread_runs(const std::vector<pid_t>& pids) const override {
+    ThreadRuns out;
+    for (pid_t pid : pids) {
+      Process& p = procs_.at(pid);
+      if (p.exited) continue;
+      if (p.runs_after_first_look && p.looks++ == 1) {
+        ++p.switches;
+        exit(pid);
+      }
+      out.switches[pid] = p.switches;
+    }
+    return out;
   }
   bool signal(int pidfd, int sig) const override {
     signals_.emplace_back(pidfd, sig);

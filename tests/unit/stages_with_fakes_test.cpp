@@ -607,6 +607,23 @@ TEST_F(StagesWithFakes, AMemberAliveAtDoneAndDeadLaterIsLateWithItsTime) {
   EXPECT_TRUE(placement_.ended.empty());
 }
 
+// vite-dev-server × cmdline once failed so under load: npm, read as waiting for good, had been
+// woken meanwhile by a thread read after it and exited a moment after the audit called it a
+// survivor. The audit ends only when no thread ran between two looks around its reads.
+TEST_F(StagesWithFakes, AMemberWokenWhileTheTreeWasReadIsWatchedOnAndNoSurvivor) {
+  CaseContext& ctx = context(kTwo);
+  Tree tree = two_members();
+  const Kill kill = done(tree);
+  processes_.exit(kWorker);
+  processes_.at(kAgent).runs_after_first_look = true;
+
+  const Findings found = audit_tree(ctx, tree, kill);
+  EXPECT_TRUE(found.survivors.empty());
+  ASSERT_EQ(found.late.size(), 1U);
+  EXPECT_EQ(found.late[0].process.role, "agent");
+  EXPECT_GE(found.late[0].died_after_ms, 0);
+}
+
 TEST_F(StagesWithFakes, ALeftoversKillHeldUntilTheReturnIsNotedMakesItsMemberLate) {
   CaseContext& ctx = context(kTwo);
   Tree tree = two_members();

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "harness/engine/census/pid_namespace.h"
+#include "harness/engine/census/stillness.h"
 #include "harness/engine/census/thread_wait.h"
 #include "reaper/os/cgroup_fs.h"
 #include "reaper/os/pidfd.h"
@@ -246,6 +247,10 @@ Activity activity(pid_t pid, int pidfd, const Census& census,
     const bool about_to = reaps && !parent.gone && (!halted || dying(self->ppid));
     return about_to ? Activity::busy : Activity::settled;
   }
+  // Its threads are read one after another: the reads tell of one instant only if none of them
+  // ran meanwhile (stillness.h), or a thread read as waiting may have been woken since by one
+  // read after it.
+  const ThreadRuns before = thread_runs({pid});
   if (dying(pid)) return Activity::dying;
   const Status s = read_status(pid);
   // A stopped process (job control or SIGSTOP), or one in a frozen cgroup, runs nothing — its
@@ -260,14 +265,10 @@ Activity activity(pid_t pid, int pidfd, const Census& census,
       s.state == 'R' || s.state == 'D') {
     return Activity::busy;
   }
-  switch (process_wait(pid, held, boottime_ms(horizon))) {
-    case Wait::forever:
-      return Activity::settled;
-    case Wait::deadline:
-      return Activity::timed;
-    default:
-      return Activity::busy;
-  }
+  const Wait wait = process_wait(pid, held, boottime_ms(horizon));
+  if (wait != Wait::forever && wait != Wait::deadline) return Activity::busy;
+  if (!none_ran(before, thread_runs({pid}))) return Activity::busy;
+  return wait == Wait::forever ? Activity::settled : Activity::timed;
 }
 
 }  // namespace reapcheck

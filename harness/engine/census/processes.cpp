@@ -23,6 +23,9 @@ class KernelProcesses final : public Processes {
                     Clock::time_point horizon) const override {
     return reapcheck::activity(pid, pidfd, census, {}, horizon);
   }
+  ThreadRuns thread_runs(const std::vector<pid_t>& pids) const override {
+    return reapcheck::thread_runs(pids);
+  }
   bool signal(int pidfd, int sig) const override { return reaper::pidfd_signal(pidfd, sig); }
   bool reaped(int pidfd) const override {
     return reaper::pidfd_target(::getpid(), pidfd).value_or(-1) == -1;

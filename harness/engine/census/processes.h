@@ -17,6 +17,7 @@
 
 #include "harness/engine/census/activity.h"
 #include "harness/engine/census/census.h"
+#include "harness/engine/census/stillness.h"
 #include "reaper/os/proc_table.h"
 #include "reaper/os/unique_fd.h"
 
@@ -39,6 +40,8 @@ class Processes {
   // Where the process is on its way (activity.h), to a watch that ends at `horizon`.
   virtual Activity activity(pid_t pid, int pidfd, const Census& census,
                             Clock::time_point horizon) const = 0;
+  // The threads of `pids` now, each with its count of switches off a CPU (stillness.h).
+  virtual ThreadRuns thread_runs(const std::vector<pid_t>& pids) const = 0;
   // Sends `sig` through the pidfd; false when the process has exited.
   virtual bool signal(int pidfd, int sig) const = 0;
   // The process `pidfd` holds has exited and been reaped: its pid is free.

@@ -171,6 +171,58 @@ bool certain(const std::vector<const std::vector<Member>*>& groups, const Census
   return true;
 }
 
+// The processes certain() reads: the tree's live members and the reaper's processes left running.
+std::vector<pid_t> read_by_certain(const std::vector<const std::vector<Member>*>& groups,
+                                   const AuditScope& scope, const std::vector<Member>& leftovers) {
+  std::vector<pid_t> out;
+  for (const auto* group : groups) {
+    for (const Member& m : *group) {
+      if (alive(m)) out.push_back(m.pid);
+    }
+  }
+  for (const auto& [pid, fd] : reaper_processes(scope, leftovers)) out.push_back(pid);
+  return out;
+}
+
+// certain() reads one process after another: what it read held at one instant only if no
+// thread ran between a look at the threads just after it held and another just after it held
+// again (stillness.h). Otherwise npm, read as waiting for good, may have been woken meanwhile by
+// a thread of its own or a process read after it, and exit a moment after the audit called it a
+// survivor.
+enum class Look {
+  first,  // the first look since certain() last failed: nothing to compare it with
+  still,  // no thread ran since the look before
+  moved,  // one did
+};
+
+class StillLooks {
+ public:
+  void clear() { last_.reset(); }
+  // certain() has just held: looks at the threads it read.
+  Look after_certain(const std::vector<const std::vector<Member>*>& groups, const AuditScope& scope,
+                     const std::vector<Member>& leftovers) {
+    ThreadRuns now = scope.processes->thread_runs(read_by_certain(groups, scope, leftovers));
+    const Look look = !last_ ? Look::first : none_ran(*last_, now) ? Look::still : Look::moved;
+    last_ = std::move(now);
+    return look;
+  }
+
+ private:
+  std::optional<ThreadRuns> last_;
+};
+
+// Who outlived `settle`, decided as it passes, of those then idle for good: what dies while the
+// dying and the busy (`pending`) finish changes nothing. A busy one that goes idle instead
+// survives too.
+std::set<pid_t> outlived_bound(const std::vector<const std::vector<Member>*>& groups,
+                               const std::set<pid_t>& pending, const AuditScope& scope) {
+  std::set<pid_t> out;
+  for (pid_t pid : alive_where(groups, false, scope)) {
+    if (pending.count(pid) == 0) out.insert(pid);
+  }
+  return out;
+}
+
 // No process of the tree died since `alive_before` was counted. A death while the tree was read
 // may wake what was read idle before it (a parent whose pipe or pidfd the dead child held, npm
 // waiting on its script): the tree was then not certain, whatever each read said.
@@ -222,13 +274,18 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
   // Each look that finds something still under way waits for a death a little longer, up to
   // 16 ms; a death wakes it at once.
   auto backoff = std::chrono::milliseconds(1);
+  StillLooks looks;
   for (;;) {
     watch.wait(Clock::now());  // the deaths so far
     const int alive_before = watch.alive();
     const bool grew = find_unannounced(scope, census, known, watch, {&unannounced, &leftovers});
     if (!grew && certain(groups, census, scope, leftovers, deadline) &&
         none_died(watch, alive_before)) {
-      break;
+      const Look look = looks.after_certain(groups, scope, leftovers);
+      if (look == Look::still) break;
+      if (look == Look::first) continue;  // read it all again at once, before the next look
+    } else {
+      looks.clear();
     }
     const auto now = Clock::now();
     const bool past_bound = now >= deadline;
@@ -239,12 +296,8 @@ AuditResult audit(std::vector<Member>& members, DeathWatch& watch, const Census&
       break;
     }
     if (past_bound && !at_bound) {
-      // Who outlived `settle` is decided now, of those idle for good: what dies while the dying
-      // and the busy finish changes nothing. A busy one that goes idle instead survives too.
       at_bound = scope.processes->table(reaper::Detail::full);
-      for (pid_t pid : alive_where(groups, false, scope)) {
-        if (pending.count(pid) == 0) outlived.insert(pid);
-      }
+      outlived = outlived_bound(groups, pending, scope);
     }
     watch.wait(std::min(now < deadline ? deadline : dying_deadline, now + backoff));
     backoff = std::min(std::chrono::milliseconds(16), backoff * 2);
