@@ -14,6 +14,7 @@
 #include <string>
 
 #include "reaper/os/deadline.h"
+#include "reaper/os/proc_table.h"
 #include "reaper/os/read_file.h"
 #include "reaper/os/sys_error.h"
 
@@ -92,15 +93,31 @@ struct PidfdInfo {
 constexpr unsigned long kPidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
 constexpr std::uint64_t kPidfdInfoExit = 1U << 3;
 
+// PIDFD_GET_INFO's answer, asking for the exit too; empty when the kernel gives none.
+std::optional<PidfdInfo> pidfd_info(int pidfd) {
+  PidfdInfo info{};
+  info.mask = kPidfdInfoExit;
+  if (::ioctl(pidfd, kPidfdGetInfo, &info) != 0) return std::nullopt;
+  return info;
+}
+
+bool has_exit(const std::optional<PidfdInfo>& info) {
+  return info && (info->mask & kPidfdInfoExit) != 0;
+}
+
 }  // namespace
 
 std::optional<int> pidfd_exit_status(int pidfd) {
-  PidfdInfo info{};
-  info.mask = kPidfdInfoExit;
-  if (::ioctl(pidfd, kPidfdGetInfo, &info) != 0 || (info.mask & kPidfdInfoExit) == 0) {
-    return std::nullopt;
-  }
-  return info.exit_code;
+  const auto info = pidfd_info(pidfd);
+  if (has_exit(info)) return info->exit_code;
+  if (!info || !pidfd_exited(pidfd)) return std::nullopt;
+  // A zombie: the kernel hands the pidfd its status only once the parent reaps it, and keeps it
+  // in the zombie's stat until then. Were it reaped while its stat is read, its pid could name
+  // another process by the read: the stat counts only if the pidfd still has no status after it.
+  const auto stat = parse_stat(read_file("/proc/" + std::to_string(info->pid) + "/stat"));
+  if (const auto reaped = pidfd_info(pidfd); has_exit(reaped)) return reaped->exit_code;
+  if (!stat || stat->state != 'Z' || stat->exit_code < 0) return std::nullopt;
+  return stat->exit_code;
 }
 
 std::optional<pid_t> pidfd_target(pid_t owner, int fd) {

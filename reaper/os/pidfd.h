@@ -27,8 +27,8 @@ bool pidfd_try_signal(int pidfd, int sig) noexcept;
 bool pidfd_exited(int pidfd);
 
 // How the process ended, as a wait status (WIFEXITED, WTERMSIG...), from the pidfd alone — for
-// any process, not only a child (PIDFD_GET_INFO, Linux 6.15). Empty while it runs, or where the
-// kernel cannot tell.
+// any process, not only a child (PIDFD_GET_INFO, Linux 6.15), whether its parent has reaped it
+// yet or not (a zombie's, from its stat). Empty while it runs, or where the kernel cannot tell.
 std::optional<int> pidfd_exit_status(int pidfd);
 
 // The pid that the pidfd `fd` of process `owner` names, as this process's /proc numbers it

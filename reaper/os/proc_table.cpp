@@ -75,11 +75,11 @@ std::optional<StatFields> parse_stat(std::string_view text) {
   f.comm = std::string(text.substr(open + 1, close - open - 1));
 
   // Fields after the comm, numbered as in proc(5): 3 = state, 4 = ppid, 5 = pgrp,
-  // 6 = session, 9 = flags, 20 = num_threads, 22 = starttime.
+  // 6 = session, 9 = flags, 20 = num_threads, 22 = starttime, 52 = exit_code.
   std::string_view rest = text.substr(close + 1);
   int field = 2;
   size_t i = 0;
-  while (i < rest.size() && field < 22) {
+  while (i < rest.size() && field < 52) {
     while (i < rest.size() && rest[i] == ' ') ++i;
     size_t end = rest.find(' ', i);
     if (end == std::string_view::npos) end = rest.size();
@@ -111,6 +111,9 @@ std::optional<StatFields> parse_stat(std::string_view text) {
         break;
       case 22:
         ok = parse_number(tok, f.start_time);
+        break;
+      case 52:
+        ok = parse_number(tok, f.exit_code);
         break;
       default:
         break;

@@ -24,6 +24,9 @@ struct StatFields {
   unsigned long flags = 0;       // the kernel's PF_* flags of the task (PF_EXITING: in its exit)
   long threads = 0;              // how many threads it has (0 when the kernel does not say)
   std::uint64_t start_time = 0;  // clock ticks after boot; with pid, names one process for good
+  // A zombie's wait status (WIFEXITED, WTERMSIG...), kept until its parent reaps it; 0 while it
+  // runs, -1 when the kernel does not say.
+  int exit_code = -1;
 };
 
 struct ProcInfo : StatFields {

@@ -27,6 +27,21 @@ TEST(ParseStat, ReadsTheFieldsAfterTheComm) {
   EXPECT_EQ(f->start_time, 123456u);
 }
 
+TEST(ParseStat, AZombiesWaitStatusIsTheLastField) {
+  // A real stat line of a zombie that exited with status 137 (35072 as a wait status).
+  const std::string zombie =
+      "7 (npm run dev) Z 4 7 7 0 -1 4227148 3000 0 0 0 52 13 0 0 20 0 1 0 9056 0 0 "
+      "18446744073709551615 0 0 0 0 0 0 0 16781312 83458 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 "
+      "35072\n";
+  const auto f = parse_stat(zombie);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->state, 'Z');
+  EXPECT_EQ(f->comm, "npm run dev");
+  EXPECT_EQ(f->exit_code, 35072);
+  // A line that stops short of it says nothing of how the process ended.
+  EXPECT_EQ(parse_stat(stat_line("42", "perl", "S", 7, 40, 30, 1))->exit_code, -1);
+}
+
 TEST(ParseStat, CommWithSpacesAndParentheses) {
   // A process may name itself anything up to 15 bytes, ") S 1 1 1" included.
   auto f = parse_stat(stat_line("9", "a) (b ) S 1 1 1", "T", 3, 4, 5, 77));
