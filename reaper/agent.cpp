@@ -75,10 +75,16 @@ namespace {
   ::_exit(127);  // not reached: fail() exits
 }
 
-// The program `spec` names, looked up as its own shell would: in the PATH of its environment
-// (execvpe() searches the caller's, and the caller may run with another: the harness's reaper
-// host with the standard one, a project's own command with the user's), a relative entry taken
-// from its working folder. argv[0] as it is when it holds a '/' or is found nowhere there.
+}  // namespace
+
+std::vector<char*> c_strings(const std::vector<std::string>& v) {
+  std::vector<char*> out;
+  out.reserve(v.size() + 1);
+  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
 std::string program_of(const AgentSpec& spec) {
   const std::string& name = spec.argv.front();
   if (name.find('/') != std::string::npos) return name;
@@ -104,16 +110,6 @@ std::string program_of(const AgentSpec& spec) {
   }
   return name;
 }
-
-std::vector<char*> c_strings(const std::vector<std::string>& v) {
-  std::vector<char*> out;
-  out.reserve(v.size() + 1);
-  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
-}
-
-}  // namespace
 
 Agent spawn_agent(const AgentSpec& spec, const SpawnOptions& options) {
   if (spec.argv.empty()) throw std::invalid_argument("spawn_agent: empty argv");

@@ -72,6 +72,15 @@ class Agent {
   bool reaped_ = false;
 };
 
+// The program `spec` names, looked up as its own shell would: in the PATH of its environment
+// (execvpe() searches the caller's, and the caller may run with another: the harness's reaper
+// host with the standard one, a project's own command with the user's), a relative entry taken
+// from its working folder. argv[0] as it is when it holds a '/' or is found nowhere there.
+std::string program_of(const AgentSpec& spec);
+
+// `v` as exec() takes an argv or envp: pointers into its strings, then a null one.
+std::vector<char*> c_strings(const std::vector<std::string>& v);
+
 // Forks and execs the agent. Throws std::runtime_error naming the program when exec fails.
 Agent spawn_agent(const AgentSpec& spec, const SpawnOptions& options);
 

@@ -61,9 +61,9 @@ case $what in
     watch_suite cmake-project 1 ctest --test-dir build
     check "ctest under watch: exit 1 (a leak)" $?
     r=$work/cmake-project.out/results.json
-    [ "$(verdict "$r" daemon_test)" = leak ] && [ "$(verdict "$r" clean_test)" = pass ]
-    check "daemon_test: leak; clean_test: pass" $?
-    json_holds "$r" '.cases | by(.scenario) | .daemon_test.survivors[0].escape | like("double fork")'
+    [ "$(verdict "$r" daemon)" = leak ] && [ "$(verdict "$r" clean)" = pass ]
+    check "daemon: leak; clean: pass (the tests by their CTest names)" $?
+    json_holds "$r" '.cases | by(.scenario) | .daemon.survivors[0].escape | like("double fork")'
     check "the daemon's escape: a double fork" $?
     watch_suite cmake-project 0 ctest --test-dir build -R '^clean$'
     check "the clean test alone: exit 0" $?
@@ -99,11 +99,15 @@ case $what in
     watch_suite cross-test 1 ctest --test-dir build
     check "ctest under watch: exit 1 (a hit)" $?
     r=$work/cross-test.out/results.json
-    [ "$(verdict "$r" stops.sh)" = bystander-hit ] && [ "$(verdict "$r" starts.sh)" = pass ]
-    check "stops.sh, which killed starts.sh's sleep: bystander-hit; starts.sh: pass" $?
-    json_holds "$r" '.cases | by(.scenario) | .["stops.sh"].signals
-      | any(any(.reached[]; .kind == "bystander" and (.role | like("^starts.sh.s sleep"))))'
+    [ "$(verdict "$r" stops)" = bystander-hit ] && [ "$(verdict "$r" starts)" = pass ]
+    check "stops, which killed starts's sleep: bystander-hit; starts: pass (by CTest's names)" $?
+    json_holds "$r" '.cases | by(.scenario) | .["stops"].signals
+      | any(any(.reached[]; .kind == "bystander" and (.role | like("^starts.s sleep"))))'
     check "... the signal's target named as the other test's process" $?
+    # holds and ends run one command: no CTest name for either, both sleeper.sh, told apart by
+    # their processes.
+    [ "$(verdict "$r" sleeper.sh)" = bystander-hit ]
+    check "holds and ends, one command: sleeper.sh, bystander-hit (ends killed holds's sleep)" $?
     ;;
   input)
     mkdir "$work/p"

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/engine/watch/ctest_tests.h"
+
 namespace reapcheck {
 namespace {
 
@@ -40,6 +42,47 @@ TEST(TestProcess, AScriptCTestRanIsItsTestByTheScriptsName) {
   const std::vector<ChainLink> chain = {{13, {"/bin/sh", "/home/u/p/stops.sh", "/home/u/p/pid"}},
                                         {8, {"ctest", "--test-dir", "build"}}};
   EXPECT_EQ(test_of(chain, "/home/u/p").name, "stops.sh");
+}
+
+// gtest_discover_tests: one binary, a test each, told apart by their CTest names.
+TEST(TestProcess, AProcessCTestStartedIsNamedAsCTestNamesItsTest) {
+  const std::vector<ChainLink> chain = {
+      {21, {"/usr/bin/perl", "-e", "setsid; sleep 300"}},
+      {13, {"/home/u/p/build/unit_tests", "--gtest_filter=Pool.Leaks"}},
+      {8, {"ctest", "--test-dir", "build"}}};
+  std::vector<pid_t> asked_of;
+  const CTestNamer names = [&](pid_t ctest, const std::vector<std::string>& argv) {
+    asked_of.push_back(ctest);
+    return argv.back() == "--gtest_filter=Pool.Leaks" ? std::string("unit/Pool.Leaks")
+                                                      : std::string();
+  };
+  const TestOf t = test_of(chain, "/home/u/p", names);
+  EXPECT_EQ(t.name, "unit/Pool.Leaks");
+  EXPECT_EQ(t.pid, 13);
+  EXPECT_EQ(asked_of, std::vector<pid_t>{8});
+  // No name for it (a listing that could not be read): its program's.
+  const std::vector<ChainLink> unlisted = {
+      {13, {"/home/u/p/build/unit_tests", "--gtest_filter=Pool.Other"}},
+      {8, {"ctest", "--test-dir", "build"}}};
+  EXPECT_EQ(test_of(unlisted, "/home/u/p", names).name, "unit_tests");
+}
+
+TEST(CTestTests, AListingNamesEachTestByTheCommandItRuns) {
+  const auto tests = parse_ctest_listing(R"({"kind": "ctestInfo", "tests": [
+      {"name": "starts", "command": ["/p/sleeper.sh", "/p/build/pid", "start"]},
+      {"name": "stops", "command": ["/p/sleeper.sh", "/p/build/pid", "stop"]},
+      {"name": "holds", "command": ["/p/sleeper.sh", "/p/build/held"]},
+      {"name": "ends", "command": ["/p/sleeper.sh", "/p/build/held"]},
+      {"name": "not-run"}]})");
+  ASSERT_EQ(tests.size(), 4U);  // a test with no command is never a process's
+  // A script's process: the kernel puts its interpreter before the command.
+  EXPECT_EQ(ctest_name(tests, {"/bin/sh", "/p/sleeper.sh", "/p/build/pid", "stop"}), "stops");
+  EXPECT_EQ(ctest_name(tests, {"/p/sleeper.sh", "/p/build/pid", "start"}), "starts");
+  // Two tests of one command, told apart by their environment only: neither name is its.
+  EXPECT_EQ(ctest_name(tests, {"/bin/sh", "/p/sleeper.sh", "/p/build/held"}), "");
+  EXPECT_EQ(ctest_name(tests, {"/bin/sh", "/p/other.sh"}), "");
+  EXPECT_THROW(parse_ctest_listing("The following tests passed:"), std::runtime_error);
+  EXPECT_THROW(parse_ctest_listing(R"({"kind": "ctestInfo"})"), std::runtime_error);
 }
 
 TEST(TestProcess, AFileNodeTestRunsIsItsTestRelativeToTheFolder) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 
 #include "harness/model/text.h"
 #include "reaper/os/pidfd.h"
@@ -63,12 +64,15 @@ void Census::claim_orphans_until_kill(bool claim) {
 
 void Census::note_birth(pid_t parent, pid_t child) {
   // Read before the lock: the parent may exit meanwhile, and then keeps the last name it had.
-  std::vector<std::string> argv;
+  Forker forker;
   if (keep_names_) {
-    argv = reaper::parse_cmdline(reaper::read_file("/proc/" + std::to_string(parent) + "/cmdline"));
+    const std::string proc = "/proc/" + std::to_string(parent);
+    forker.argv = reaper::parse_cmdline(reaper::read_file(proc + "/cmdline"));
+    std::error_code ec;
+    forker.cwd = std::filesystem::read_symlink(proc + "/cwd", ec).string();
   }
   const std::lock_guard lock(mutex_);
-  if (!argv.empty()) forked_as_[parent] = std::move(argv);
+  if (!forker.argv.empty()) forked_as_[parent] = std::move(forker);
   const bool reborn = births_.count(child) != 0;
   births_[child] = parent;
   if (!reborn) return;
@@ -95,7 +99,13 @@ std::map<pid_t, pid_t> Census::births() const {
 std::vector<std::string> Census::forked_as(pid_t pid) const {
   const std::lock_guard lock(mutex_);
   const auto it = forked_as_.find(pid);
-  return it == forked_as_.end() ? std::vector<std::string>{} : it->second;
+  return it == forked_as_.end() ? std::vector<std::string>{} : it->second.argv;
+}
+
+std::string Census::forked_in(pid_t pid) const {
+  const std::lock_guard lock(mutex_);
+  const auto it = forked_as_.find(pid);
+  return it == forked_as_.end() ? std::string() : it->second.cwd;
 }
 
 bool Census::born_known(pid_t pid) const {

@@ -56,6 +56,9 @@ class Census {
   // process that has exited since, for the chain that started a process of `watch`; empty when
   // it never forked, could not be read, or keep_forkers_names() was not asked for.
   std::vector<std::string> forked_as(pid_t pid) const;
+  // The folder `pid` worked in when it last forked (its cwd, read with its argv): where a test
+  // runner that has exited since ran; empty as for forked_as().
+  std::string forked_in(pid_t pid) const;
   // Whether the kernel's fork events show `pid` forked on the reaper's side, all the way up: by
   // the reaper host or a registered process of the reaper's, through no member and no
   // bystander. The reaper's own, however it detached, never the tree's.
@@ -115,8 +118,13 @@ class Census {
   std::map<pid_t, Known> members_;
   std::map<pid_t, Known> bystanders_;
   std::map<pid_t, Known> reapers_;
-  std::map<pid_t, pid_t> births_;                        // child → the process that forked it
-  std::map<pid_t, std::vector<std::string>> forked_as_;  // parent → its argv at its last fork
+  std::map<pid_t, pid_t> births_;  // child → the process that forked it
+  // What a process that forked ran, and where, at its last fork.
+  struct Forker {
+    std::vector<std::string> argv;
+    std::string cwd;
+  };
+  std::map<pid_t, Forker> forked_as_;  // parent → itself at its last fork
   std::atomic<bool> keep_names_{false};
 };
 

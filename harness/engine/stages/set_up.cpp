@@ -65,15 +65,13 @@ reaper::AgentSpec agent_spec(CaseContext& ctx) {
       prepare_fixture(ctx.scenario, ctx.worktree, ctx.options.layout, inside_kill_command(ctx));
   spec.cwd = ctx.worktree.string();
   spec.blocked_signals = signal_numbers(ctx.scenario.setup.blocked);
-  const std::string path =
-      ctx.observed() && !ctx.options.agent_path.empty() ? ctx.options.agent_path : ctx.path;
-  spec.env = {"PATH=" + path, "LC_ALL=C", "REAPCHECK_READY_FD=" + std::to_string(ready.writer()),
-              "REAPCHECK_READY_SOCKET=" + ready.socket_path(),
-              "REAPCHECK_FIXTURE_LOG=" + ctx.log.string(),
-              "REAPCHECK_WORKTREE=" + ctx.worktree.string(),
-              // A supervisor with a grace period of its own keeps within the case's.
-              "REAPCHECK_GRACE_MS=" + std::to_string(ctx.options.grace.count()),
-              "REAPCHECK_C_MEMBER=" + ctx.options.layout.helper("reapcheck-c-member")};
+  spec.env = {
+      "PATH=" + agent_path(ctx), "LC_ALL=C", "REAPCHECK_READY_FD=" + std::to_string(ready.writer()),
+      "REAPCHECK_READY_SOCKET=" + ready.socket_path(), "REAPCHECK_FIXTURE_LOG=" + ctx.log.string(),
+      "REAPCHECK_WORKTREE=" + ctx.worktree.string(),
+      // A supervisor with a grace period of its own keeps within the case's.
+      "REAPCHECK_GRACE_MS=" + std::to_string(ctx.options.grace.count()),
+      "REAPCHECK_C_MEMBER=" + ctx.options.layout.helper("reapcheck-c-member")};
   spec.inherit_fds = {ready.writer()};
   spec.output_fd =
       ctx.options.command_output_fd >= 0 ? ctx.options.command_output_fd : ctx.log_fd.get();
@@ -182,6 +180,10 @@ Spawned spawn_agent(CaseContext& ctx) {
   if (ctx.ledger) ctx.signal_evidence = std::make_unique<LedgerEvidence>(*ctx.ledger);
   out.agent = await_spawn(ctx);
   return out;
+}
+
+std::string agent_path(const CaseContext& ctx) {
+  return ctx.observed() && !ctx.options.agent_path.empty() ? ctx.options.agent_path : ctx.path;
 }
 
 }  // namespace reapcheck

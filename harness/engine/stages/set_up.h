@@ -25,4 +25,7 @@ struct Spawned {
 // The reaper host, its ledger, and the agent it spawned. Fills ctx.host and ctx.ledger.
 Spawned spawn_agent(CaseContext& ctx);
 
+// The PATH the agent runs with: the user's for a project's own command, else the case's.
+std::string agent_path(const CaseContext& ctx);
+
 }  // namespace reapcheck

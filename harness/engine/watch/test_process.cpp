@@ -82,13 +82,18 @@ std::string interpreted(const std::vector<std::string>& argv) {
 }
 
 // The test `chain[i]` is the process of, or empty.
-std::string test_name(const std::vector<ChainLink>& chain, size_t i, const fs::path& dir) {
+std::string test_name(const std::vector<ChainLink>& chain, size_t i, const fs::path& dir,
+                      const CTestNamer& ctest_name) {
   const auto& argv = chain[i].argv;
   if (std::string name = cargo_test(argv); !name.empty()) return name;
   if (ends_with(base(argv), ".test")) return base(argv);
   if (i + 1 >= chain.size()) return {};
   const auto& parent = chain[i + 1].argv;
   if (base(parent) == "ctest" && !argv.empty()) {
+    if (std::string name = ctest_name ? ctest_name(chain[i + 1].pid, argv) : std::string();
+        !name.empty()) {
+      return name;
+    }
     // A script CTest runs is its interpreter's process: the script names it.
     const std::string script = interpreted(argv);
     return script.empty() || script.front() == '-' ? base(argv) : script;
@@ -106,9 +111,10 @@ std::string test_name(const std::vector<ChainLink>& chain, size_t i, const fs::p
 
 }  // namespace
 
-TestOf test_of(const std::vector<ChainLink>& chain, const fs::path& dir) {
+TestOf test_of(const std::vector<ChainLink>& chain, const fs::path& dir,
+               const CTestNamer& ctest_name) {
   for (size_t i = chain.size(); i-- > 0;) {
-    if (std::string name = test_name(chain, i, dir); !name.empty()) {
+    if (std::string name = test_name(chain, i, dir, ctest_name); !name.empty()) {
       return {std::move(name), chain[i].pid};
     }
   }

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,13 @@ struct TestOf {
 // the command that is a test's own process —
 //   a cargo test binary (.../target/<profile>/deps/NAME-HASH): NAME;
 //   a `go test` binary (NAME.test): NAME.test;
-//   a program CTest started (its parent runs ctest): the program's file name;
+//   a program CTest started (its parent runs ctest): the test's CTest name, as `ctest_name` gives
+//   it (the ctest's pid, the program's argv); when it gives none, the program's file name (a
+//   script's, for a script);
 //   a file `node --test` runs (a node process below a `node --test`): the file, relative to `dir`.
-TestOf test_of(const std::vector<ChainLink>& chain, const std::filesystem::path& dir);
+using CTestNamer = std::function<std::string(pid_t, const std::vector<std::string>&)>;
+TestOf test_of(const std::vector<ChainLink>& chain, const std::filesystem::path& dir,
+               const CTestNamer& ctest_name = {});
 
 // How the process `chain` starts with may be named in a line: "perl (pid 41)", its program's file
 // name and, for an interpreter, its script.

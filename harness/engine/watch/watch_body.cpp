@@ -13,6 +13,7 @@
 #include "harness/engine/stages/set_up.h"
 #include "harness/engine/tree/audit.h"
 #include "harness/engine/tree/observed_tree.h"
+#include "harness/engine/watch/lineage.h"
 #include "harness/engine/watch/test_process.h"
 #include "reaper/os/pidfd.h"
 
@@ -32,59 +33,6 @@ constexpr std::string_view kSpawner = "proc-pidfd";
 constexpr std::string_view kNamesake = "namesake";
 // The bystander a kill by a stale pid meets (SignalLedger::set_stray_decoys).
 constexpr std::string_view kDecoy = "decoy-on-a-freed-pid";
-
-// The suite's processes as the kernel's fork events tell them, and the test each belongs to.
-// The host's children are the command and the sibling agent (a bystander): a birth line that
-// reaches the host through no bystander is the command's, even where the command exited before
-// its own fork event could be read (`sh -c 'setsid daemon & exit'`), which leaves its children
-// born of the host.
-class Lineage {
- public:
-  Lineage(const Census& census, const Bystanders& bystanders, pid_t command, pid_t host,
-          std::filesystem::path dir)
-      : census_(census),
-        bystanders_(bystanders),
-        command_(command),
-        host_(host),
-        dir_(std::move(dir)) {}
-
-  // Whether `pid` was started by the command (or is it), by birth.
-  bool of_command(pid_t pid) const {
-    pid_t at = pid;
-    for (int depth = 0; depth < kMaxDepth && at > 1; ++depth) {
-      if (at == command_) return true;
-      if (at == host_) return depth > 0;
-      if (!bystanders_.role_of(at).empty()) return false;
-      at = census_.born_of(at).value_or(0);
-    }
-    return false;
-  }
-
-  // `pid` and what started it, up to the command.
-  std::vector<ChainLink> chain(pid_t pid) const {
-    std::vector<ChainLink> out;
-    pid_t at = pid;
-    for (int depth = 0; depth < kMaxDepth && at > 1 && at != host_; ++depth) {
-      std::vector<std::string> argv = census_.forked_as(at);
-      if (argv.empty())
-        argv = kernel_processes().one(at, Detail::argv).value_or(reaper::ProcInfo{}).argv;
-      out.push_back({at, std::move(argv)});
-      if (at == command_) break;
-      at = census_.born_of(at).value_or(0);
-    }
-    return out;
-  }
-
-  TestOf test(pid_t pid) const { return test_of(chain(pid), dir_); }
-
- private:
-  static constexpr int kMaxDepth = 256;
-  const Census& census_;
-  const Bystanders& bystanders_;
-  pid_t command_;
-  pid_t host_;
-  std::filesystem::path dir_;
-};
 
 // The parts, by test: the command's own first, the others as they are first met.
 class Parts {
@@ -169,7 +117,7 @@ void add_leaks(CaseContext& ctx, const Lineage& lineage, const reaper::ProcInfo&
     leak.escape = escape_of(leak, command, lineage, ctx.census);
     const auto chain = lineage.chain(p->pid);
     for (size_t i = 1; i < chain.size(); ++i) leak.started_by.push_back(link_name(chain[i]));
-    const TestOf test = test_of(chain, ctx.worktree);
+    const TestOf test = lineage.test(chain);
     roles[p->pid] = leak.role;
     pids.push_back(p->pid);
     parts.of(test).survivors.push_back(std::move(leak));
@@ -181,11 +129,13 @@ void add_leaks(CaseContext& ctx, const Lineage& lineage, const reaper::ProcInfo&
 
 // A signal of one test's process that reached another test's: not that test's business, and a
 // hit on a process it never started.
-void mark_other_tests(SignalRecord& rec, const std::string& test, const Lineage& lineage) {
+void mark_other_tests(SignalRecord& rec, const TestOf& test, const Lineage& lineage) {
   for (Party& p : rec.reached) {
     if (p.kind != Party::Kind::reaper || !lineage.of_command(p.pid)) continue;
+    // Its own test's by process, not by name: tests of one program and one name (a CTest
+    // listing it cannot read) are still each other's others.
     const TestOf theirs = lineage.test(p.pid);
-    if (theirs.name == test) continue;
+    if (theirs.pid == test.pid) continue;
     p.kind = Party::Kind::bystander;
     p.role = fmt::format("{}'s {}", theirs.name.empty() ? "the command" : theirs.name, p.role);
   }
@@ -201,7 +151,7 @@ void add_signals(CaseContext& ctx, const Lineage& lineage, Clock::time_point epo
   for (SignalRecord& rec : all) {
     if (!rec.counts() || rec.from_reaper_host()) continue;
     const TestOf test = lineage.test(rec.sender.pid);
-    mark_other_tests(rec, test.name, lineage);
+    mark_other_tests(rec, test, lineage);
     parts.of(test).signals.push_back(rec);
   }
   ctx.bystanders->settle(Clock::now() + kSyncBound);
@@ -285,7 +235,8 @@ void run_command(CaseContext& ctx, std::chrono::milliseconds timeout, WatchObser
     ctx.ledger->set_stray_decoys({});
   }
   ctx.ledger->sync_kernel(Clock::now() + kSyncBound);
-  const Lineage lineage(ctx.census, *ctx.bystanders, spawned.agent, host->pid(), ctx.worktree);
+  Lineage lineage(ctx.census, *ctx.bystanders, spawned.agent, host->pid(), ctx.worktree);
+  lineage.learn_ctest_names({"PATH=" + agent_path(ctx), "LC_ALL=C"}, Clock::now() + kSyncBound);
   add_tests(ctx, lineage, parts);
   add_leaks(ctx, lineage, command, host->pid(), parts);
   add_signals(ctx, lineage, started, parts);
