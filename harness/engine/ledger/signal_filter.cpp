@@ -57,7 +57,7 @@ struct ContextDeleter {
 
 }  // namespace
 
-std::variant<reaper::UniqueFd, std::string> install_signal_filter() {
+std::variant<reaper::UniqueFd, std::string> install_signal_filter(bool hold_exits) {
   std::unique_ptr<void, ContextDeleter> ctx(seccomp_init(SCMP_ACT_ALLOW));
   if (!ctx) return std::string("seccomp_init failed");
   for (const char* name : kSignalCalls) {
@@ -69,6 +69,9 @@ std::variant<reaper::UniqueFd, std::string> install_signal_filter() {
       if (arg >= 0) conditions.push_back({static_cast<unsigned>(arg), SCMP_CMP_NE, 0, 0});
     }
     if (std::string error = notify(ctx.get(), act.name, conditions); !error.empty()) return error;
+  }
+  if (hold_exits) {
+    if (std::string error = notify(ctx.get(), "exit_group", {}); !error.empty()) return error;
   }
   if (const int rc = seccomp_load(ctx.get()); rc != 0) {
     return std::string("seccomp_load: ") + std::strerror(-rc);

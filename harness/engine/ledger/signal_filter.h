@@ -15,8 +15,11 @@
 namespace reapcheck {
 
 // Installs the filter in the calling process and returns the listener fd; the reason as a string
-// when this machine cannot (no seccomp, no user notification).
-std::variant<reaper::UniqueFd, std::string> install_signal_filter();
+// when this machine cannot (no seccomp, no user notification). With `hold_exits` (watch), each
+// exit_group() waits too, while the ledger reads the kernel's fork events up to it: a process
+// is known by its pid in the sandbox only while it lives, and a test's process that exits in a
+// millisecond would otherwise be gone before its children's births could be read.
+std::variant<reaper::UniqueFd, std::string> install_signal_filter(bool hold_exits = false);
 
 // Hands the listener (or the reason there is none) to the other end of a Unix socket.
 void send_listener(int socket, const std::variant<reaper::UniqueFd, std::string>& listener);

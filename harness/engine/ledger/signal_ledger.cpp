@@ -160,6 +160,12 @@ bool SignalLedger::take() {
     return errno == ENOENT || errno == EINTR;  // its sender died before we looked
   }
   const auto sender = static_cast<pid_t>(call.pid);
+  if (call.data.nr == SYS_exit_group) {
+    // Held (watch) until the fork events up to it are read, while it and what it started live.
+    kernel_barrier();
+    let_through(call);
+    return true;
+  }
   learn_lineage(sender);
   Taken taken{call, signal_sender(sender, census_)};
   if (is_signal_call(call.data.nr) && reapers_side(taken.sender) && after_return(sender)) {
@@ -271,6 +277,10 @@ void SignalLedger::answer(const Taken& taken, bool unsettled) {
     const std::lock_guard lock(mutex_);
     records_.emplace_back(at, std::move(record));
   }
+  let_through(call);
+}
+
+void SignalLedger::let_through(const seccomp_notif& call) {
   seccomp_notif_resp response{};
   response.id = call.id;
   response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;

@@ -118,6 +118,8 @@ class SignalLedger {
   // Once the return is noted, the leftovers' held calls go their way (serving thread).
   void release_held_leftovers();
   void answer(const Taken& taken, bool unsettled);
+  // Lets the call go through, unrecorded.
+  void let_through(const seccomp_notif& call);
   // set_stray_decoys()'s decoy, when `call` is such a kill (serving thread).
   void place_stray_decoy(const seccomp_notif& call, int sig, const Party& sender);
   // One look at the candidates: those that have settled are dropped (with, for those that died,
@@ -144,6 +146,9 @@ class SignalLedger {
   // its birth is known already: who it is may rest on its lineage (a helper of the reaper's that
   // detached into the tree's session). Once per sender; bounded by kLineageBound.
   void learn_lineage(pid_t sender);
+  // Reads the kernel's feed up to a marker written now: every event traced before it is in the
+  // census. Bounded by kLineageBound.
+  void kernel_barrier();
   void record_kernel(const GeneratedSignal& s);
 
   reaper::UniqueFd listener_;

@@ -75,6 +75,11 @@ bool SignalLedger::read_kernel() {
 
 void SignalLedger::learn_lineage(pid_t sender) {
   if (!kernel_ || census_.born_known(sender) || !lineage_learnt_.insert(sender).second) return;
+  kernel_barrier();
+}
+
+void SignalLedger::kernel_barrier() {
+  if (!kernel_) return;
   const uint64_t n = ++lineage_asked_;
   const std::string marker = fmt::format("lineage {}", n);
   if (::write(kernel_->marker, marker.data(), marker.size()) !=

@@ -106,7 +106,7 @@ void wait_for(const reaper::Agent& agent, int reply_fd) {
   set_process_title("reapcheck reaper host");
   apply_environment(plan);
   try {
-    if (plan.ledger) send_listener(handover, install_signal_filter());
+    if (plan.ledger) send_listener(handover, install_signal_filter(plan.hold_exits));
     ::close(handover);
     auto r = plan.reaper->make(plan.config);
     std::optional<reaper::Agent> sibling;

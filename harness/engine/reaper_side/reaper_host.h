@@ -32,6 +32,9 @@ struct HostPlan {
   // `reapcheck watch`: no kill is requested; the host waits for the agent, as a CI runner waits
   // for its command, and replies with how it ended (wait_agent_exit()).
   bool wait_agent = false;
+  // Each exit_group() of what the host starts waits for the ledger to read the kernel's fork
+  // events up to it (install_signal_filter): watch's lineage of short-lived processes.
+  bool hold_exits = false;
 };
 
 class ReaperHost final : public Orchestrator {

@@ -186,6 +186,7 @@ void run_command(CaseContext& ctx, std::chrono::milliseconds timeout, WatchObser
   ctx.start_host = [&host](const HostPlan& plan) {
     HostPlan waiting = plan;
     waiting.wait_agent = true;
+    waiting.hold_exits = true;
     auto made = std::make_unique<ReaperHost>(waiting);
     host = made.get();
     return made;
