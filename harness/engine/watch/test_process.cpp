@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <array>
-#include <regex>
+#include <initializer_list>
 #include <string_view>
 
 namespace reapcheck {
@@ -28,15 +28,27 @@ std::string cargo_test(const std::vector<std::string>& argv) {
       program.string().find("/target/") == std::string::npos) {
     return {};
   }
-  static const std::regex kHashed("(.+)-[0-9a-f]{16}");
-  std::smatch m;
   const std::string name = program.filename().string();
-  return std::regex_match(name, m, kHashed) ? m[1].str() : std::string();
+  constexpr size_t kHash = 16;
+  if (name.size() < kHash + 2 || name[name.size() - kHash - 1] != '-') return {};
+  const bool hex = std::all_of(name.end() - kHash, name.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  });
+  return hex ? name.substr(0, name.size() - kHash - 1) : std::string();
+}
+
+// `name` is one of `programs`, a version after it or not (python3.11, perl5.36): not nodemon,
+// not shellcheck.
+bool is_program(const std::string& name, std::initializer_list<std::string_view> programs) {
+  return std::any_of(programs.begin(), programs.end(), [&](std::string_view p) {
+    return name.rfind(p, 0) == 0 &&
+           std::all_of(name.begin() + static_cast<long>(p.size()), name.end(),
+                       [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+  });
 }
 
 bool is_node(const std::vector<std::string>& argv) {
-  static const std::regex kNode("(node|nodejs)[0-9.]*");  // not nodemon
-  return std::regex_match(base(argv), kNode);
+  return is_program(base(argv), {"node", "nodejs"});
 }
 
 bool runs_node_tests(const std::vector<std::string>& argv) {
@@ -68,9 +80,9 @@ std::string relative_to(const std::string& file, const fs::path& dir) {
 // What an interpreter runs: its script's file name, or "-e"/"-c" for code on its command line,
 // "-m MODULE" for a module; empty for a program that is no interpreter, or one given nothing.
 std::string interpreted(const std::vector<std::string>& argv) {
-  // python3, python3.11, perl5.36, nodejs: not nodemon, not shellcheck.
-  static const std::regex kInterpreter("(perl|python|node|nodejs|sh|bash|dash|ruby)[0-9.]*");
-  if (!std::regex_match(base(argv), kInterpreter)) return {};
+  if (!is_program(base(argv), {"perl", "python", "node", "nodejs", "sh", "bash", "dash", "ruby"})) {
+    return {};
+  }
   for (size_t i = 1; i < argv.size(); ++i) {
     const std::string& a = argv[i];
     if (a == "-e" || a == "-c" || a == "-m") {
